@@ -1,0 +1,276 @@
+/**
+ * Real ZooKeeper servers for tests, benchmarks and the demo: a standalone server or a
+ * loopback ensemble whose members can be stopped, killed, paused (SIGSTOP) and restarted.
+ * Never used by lib/: this is project tooling.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const DEBIAN_JAR = '/usr/share/java/zookeeper.jar';
+
+/** Classpath for QuorumPeerMain, installing Debian's package when we may. */
+export function findZooKeeperClasspath(): string {
+  const home = process.env.ZOOKEEPER_HOME;
+  if (home) {
+    if (!existsSync(join(home, 'lib'))) {
+      throw new Error(`ZOOKEEPER_HOME=${home} has no lib/ folder: point it at an unpacked ZooKeeper release.`);
+    }
+    return `${join(home, 'conf')}:${join(home, 'lib', '*')}`;
+  }
+  if (!existsSync(DEBIAN_JAR)) installDebianZooKeeper();
+  return `/etc/zookeeper/conf:${DEBIAN_JAR}`;
+}
+
+function installDebianZooKeeper(): void {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const hasApt = existsSync('/usr/bin/apt-get');
+  if (!isRoot || !hasApt) {
+    throw new Error(
+      'ZooKeeper not found. Install it (Debian/Ubuntu: `sudo apt-get install zookeeper`), ' +
+        'or set ZOOKEEPER_HOME to an unpacked release, or set ZK_CONNECT=host:port to use a running server.',
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  process.stderr.write('[zookeeper] installing Debian package "zookeeper" (one time)...\n');
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'zookeeper'], { stdio: 'ignore', env });
+  if (!existsSync(DEBIAN_JAR)) throw new Error(`apt-get installed zookeeper but ${DEBIAN_JAR} is missing`);
+}
+
+/** A free TCP port on 127.0.0.1 (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends a four-letter word (ruok, srvr, mntr, wchc, cons...) and returns the answer. */
+export function fourLetterWord(port: number, word: string, timeoutMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket();
+    let out = '';
+    const timer = setTimeout(() => socket.destroy(new Error(`${word}: no answer in ${timeoutMs} ms`)), timeoutMs);
+    socket.on('data', (chunk) => (out += chunk.toString()));
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+    socket.connect(port, '127.0.0.1', () => socket.end(word));
+  });
+}
+
+/** Parses `mntr` output into numbers (non-numeric values are dropped). */
+export async function mntr(port: number): Promise<Record<string, number>> {
+  const text = await fourLetterWord(port, 'mntr');
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const [key, value] = line.split('\t');
+    if (key && value !== undefined && !Number.isNaN(Number(value))) out[key] = Number(value);
+  }
+  return out;
+}
+
+export interface ZooKeeperOptions {
+  /** 1 = standalone, 3 = ensemble. */
+  size?: number;
+  tickTimeMs?: number;
+  /** Folder for data dirs and logs; a temporary one by default (removed on stop). */
+  baseDir?: string;
+}
+
+export class ZooKeeperMember {
+  private proc?: ChildProcess;
+  private watchdog?: ChildProcess;
+
+  constructor(
+    readonly id: number,
+    readonly clientPort: number,
+    readonly dataDir: string,
+    private readonly configFile: string,
+    private readonly classpath: string,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  get running(): boolean {
+    return !!this.proc && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  start(): void {
+    if (this.running) return;
+    const log = openSync(join(this.dataDir, 'server.log'), 'a');
+    this.proc = spawn(
+      'java',
+      [
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-Dzookeeper.admin.enableServer=false',
+        '-Dzookeeper.jmx.log4j.disable=true',
+        '-Dzookeeper.root.logger=WARN,CONSOLE',
+        '-cp',
+        this.classpath,
+        'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+        this.configFile,
+      ],
+      { stdio: ['ignore', log, log] },
+    );
+    closeSync(log);
+    // If the Node process that owns this server dies without stopping it (a crashed test run,
+    // SIGKILL), the watchdog kills the JVM so no orphan java process is left behind.
+    this.watchdog = spawn(
+      'sh',
+      ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${this.proc.pid} 2>/dev/null`],
+      { stdio: 'ignore', detached: true },
+    );
+    this.watchdog.unref();
+  }
+
+  /** Waits until the member serves clients (standalone, leader or follower). */
+  async waitServing(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`ZooKeeper member ${this.id} exited; see ${join(this.dataDir, 'server.log')}`);
+      const srvr = await fourLetterWord(this.clientPort, 'srvr', 1000).catch(() => '');
+      if (/Mode: (standalone|leader|follower)/.test(srvr)) return;
+      if (Date.now() > deadline) {
+        throw new Error(`ZooKeeper member ${this.id} on port ${this.clientPort} not serving after ${timeoutMs} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Graceful stop (SIGTERM), waits for the process to exit. */
+  stop(): Promise<void> {
+    return this.signalAndWait('SIGTERM');
+  }
+
+  /** Crash (SIGKILL), waits for the process to exit. */
+  kill(): Promise<void> {
+    return this.signalAndWait('SIGKILL');
+  }
+
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.start();
+    await this.waitServing();
+  }
+
+  private async signalAndWait(signal: NodeJS.Signals): Promise<void> {
+    const proc = this.proc;
+    this.watchdog?.kill('SIGKILL');
+    this.watchdog = undefined;
+    if (!proc || !this.running) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGCONT'); // a paused JVM cannot handle SIGTERM
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export class ZooKeeperServer {
+  private constructor(
+    readonly members: ZooKeeperMember[],
+    private readonly baseDir: string,
+    private readonly ownsBaseDir: boolean,
+  ) {}
+
+  /** `127.0.0.1:p1,127.0.0.1:p2,...` */
+  get connectionString(): string {
+    return this.members.map((m) => `127.0.0.1:${m.clientPort}`).join(',');
+  }
+
+  static async start(options: ZooKeeperOptions = {}): Promise<ZooKeeperServer> {
+    const size = options.size ?? 1;
+    const classpath = findZooKeeperClasspath();
+    const ownsBaseDir = !options.baseDir;
+    const baseDir = options.baseDir ?? mkdtempSync(join(tmpdir(), 'zk-'));
+    const ports = await distinctFreePorts(size * 3);
+    const servers = Array.from({ length: size }, (_, i) => {
+      const [, peer, election] = ports.slice(i * 3, i * 3 + 3);
+      return `server.${i + 1}=127.0.0.1:${peer}:${election}`;
+    });
+    const members = Array.from({ length: size }, (_, i) => {
+      const id = i + 1;
+      const dataDir = join(baseDir, `member-${id}`);
+      mkdirSync(dataDir, { recursive: true });
+      const clientPort = ports[i * 3];
+      const config = [
+        `tickTime=${options.tickTimeMs ?? 500}`,
+        'initLimit=20',
+        'syncLimit=10',
+        `dataDir=${dataDir}`,
+        `clientPort=${clientPort}`,
+        'clientPortAddress=127.0.0.1',
+        '4lw.commands.whitelist=*',
+        'admin.enableServer=false',
+        'minSessionTimeout=1000',
+        'maxSessionTimeout=60000',
+        'maxClientCnxns=0',
+        'preAllocSize=4096',
+        'forceSync=no',
+        ...(size > 1 ? servers : []),
+      ].join('\n');
+      const configFile = join(dataDir, 'zoo.cfg');
+      writeFileSync(configFile, config + '\n');
+      if (size > 1) writeFileSync(join(dataDir, 'myid'), `${id}\n`);
+      return new ZooKeeperMember(id, clientPort, dataDir, configFile, classpath);
+    });
+    const server = new ZooKeeperServer(members, baseDir, ownsBaseDir);
+    try {
+      members.forEach((m) => m.start());
+      await Promise.all(members.map((m) => m.waitServing()));
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.stop()));
+    if (this.ownsBaseDir) rmSync(this.baseDir, { recursive: true, force: true });
+  }
+}
+
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
+/**
+ * The connection string to use: ZK_CONNECT when set, else a new standalone server
+ * (returned so the caller can stop it).
+ */
+export async function zooKeeperFromEnv(): Promise<{ connectionString: string; server?: ZooKeeperServer }> {
+  if (process.env.ZK_CONNECT) return { connectionString: process.env.ZK_CONNECT };
+  const server = await ZooKeeperServer.start();
+  return { connectionString: server.connectionString, server };
+}
