@@ -1,0 +1,79 @@
+/** Base of every error this library throws. */
+export class ZkLockError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = this.constructor.name;
+  }
+}
+
+/** The lock path (after namespacing) is not a valid ZooKeeper path, or a template value is missing. */
+export class InvalidLockPathError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`Invalid lock path "${path}": ${reason}.`);
+  }
+}
+
+/** `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. */
+export class LockTimeoutError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly waitTimeoutMs: number,
+    readonly holdersAhead: number,
+  ) {
+    super(
+      `Timed out after ${waitTimeoutMs} ms waiting for lock "${path}" ` +
+        `(${holdersAhead} ${holdersAhead === 1 ? 'holder' : 'holders'} ahead). ` +
+        'Raise waitTimeoutMs, shorten the work done under this lock, or use tryAcquire to skip when busy.',
+    );
+  }
+}
+
+/** The caller's AbortSignal fired while waiting. The waiter's node is removed. */
+export class LockAbortedError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    reason: unknown,
+  ) {
+    super(`Waiting for lock "${path}" was aborted by the caller's signal.`, { cause: reason });
+  }
+}
+
+export type LockLossReason = 'session-expired' | 'connection-lost' | 'node-deleted' | 'client-closed';
+
+/** A held lock is no longer ours: the work done under it must stop (see `lock.signal`). */
+export class LockLostError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly reason: LockLossReason,
+    detail: string,
+  ) {
+    super(
+      `Lost lock "${path}" (${reason}): ${detail}. Another process may hold it now; ` +
+        'stop writing under this lock and retry the whole operation (storage should check the fencing token).',
+    );
+  }
+}
+
+/** ZooKeeper could not be reached, or did not answer in time. */
+export class ZooKeeperUnavailableError extends ZkLockError {
+  constructor(
+    readonly connectionString: string,
+    readonly timeoutMs: number,
+    what: string,
+  ) {
+    super(
+      `ZooKeeper at "${connectionString}" did not answer ${what} within ${timeoutMs} ms. ` +
+        'Check that the servers are running and reachable, or raise connectTimeoutMs/requestTimeoutMs.',
+    );
+  }
+}
+
+/** The client was closed; no new locks can be taken with it. */
+export class ClientClosedError extends ZkLockError {
+  constructor(readonly path: string) {
+    super(`Cannot lock "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`);
+  }
+}

@@ -1,0 +1,53 @@
+import { InvalidLockPathError } from './errors';
+
+// ZooKeeper's PathUtils.validatePath: control characters, the surrogate/private-use block and specials.
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
+
+/** Throws InvalidLockPathError unless `path` is a valid absolute ZooKeeper path for a lock. */
+export function validateLockPath(path: unknown): string {
+  if (typeof path !== 'string') throw new InvalidLockPathError(String(path), 'a lock path must be a string');
+  if (!path.startsWith('/')) throw new InvalidLockPathError(path, 'it must start with "/"');
+  if (path === '/') throw new InvalidLockPathError(path, 'the root "/" cannot be a lock; use e.g. "/locks/name"');
+  if (path.endsWith('/')) throw new InvalidLockPathError(path, 'it must not end with "/"');
+  const bad = FORBIDDEN.exec(path);
+  if (bad) {
+    const code = bad[0].charCodeAt(0).toString(16).padStart(4, '0');
+    throw new InvalidLockPathError(path, `character U+${code} at index ${bad.index} is not allowed by ZooKeeper`);
+  }
+  for (const segment of path.slice(1).split('/')) {
+    if (segment === '') throw new InvalidLockPathError(path, 'it contains an empty segment ("//")');
+    if (segment === '.' || segment === '..') {
+      throw new InvalidLockPathError(path, `relative segment "${segment}" is not allowed`);
+    }
+  }
+  return path;
+}
+
+/** Prefixes the namespace (itself a valid path, e.g. "/my-app") to a lock path. */
+export function applyNamespace(namespace: string | undefined, path: string): string {
+  validateLockPath(path);
+  if (!namespace) return path;
+  validateLockPath(namespace);
+  return namespace + path;
+}
+
+/**
+ * Encodes an untrusted value (an order id from a request) so it stays inside ONE path segment:
+ * no "/", no "." or ".." segment, no character ZooKeeper forbids. Safe characters are kept as-is,
+ * so "42" stays "42" and "a/b" becomes "a%2Fb". An empty value stays empty (the caller treats it as
+ * missing; an empty segment is rejected by validateLockPath).
+ */
+export function encodePathSegment(value: unknown): string {
+  const text = String(value);
+  const encoded = encodeURIComponent(text).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  if (encoded === '.') return '%2E';
+  if (encoded === '..') return '%2E%2E';
+  return encoded;
+}
+
+/** Parent of an absolute path ("/a/b" -> "/a", "/a" -> "/"). */
+export function parentPath(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}

@@ -1,0 +1,73 @@
+import type { LockLossReason } from './errors';
+
+export interface ZkLockClientOptions {
+  /** "host:port,host:port" of the ZooKeeper ensemble. */
+  connectionString: string;
+  /** Requested session timeout; the server may clamp it. Default 10_000. */
+  sessionTimeoutMs?: number;
+  /** How long connect() waits for the first session. Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Timeout of each ZooKeeper request. Default: the session timeout. */
+  requestTimeoutMs?: number;
+  /** Path prefix for every lock, e.g. "/my-app". */
+  namespace?: string;
+  /** How long an empty lock node stays before this client removes it. Default 2_000. */
+  parentCleanupDelayMs?: number;
+  /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
+  nodeData?: Record<string, string | number>;
+}
+
+export interface AcquireOptions {
+  /** Give up with LockTimeoutError after this long. Default: wait forever. */
+  waitTimeoutMs?: number;
+  /** Abort the wait (LockAbortedError). */
+  signal?: AbortSignal;
+}
+
+/** held: ours; uncertain: disconnected, ownership unknown; lost/released: no longer ours. */
+export type LockState = 'held' | 'uncertain' | 'lost' | 'released';
+
+export interface LockHandle {
+  /** The lock path as given (without namespace). */
+  readonly path: string;
+  /** Strictly increasing from one holder of this path to the next (see README: fencing). */
+  readonly fencingToken: bigint;
+  /** Aborts with a LockLostError reason when the lock is lost. */
+  readonly signal: AbortSignal;
+  readonly state: LockState;
+  /** Idempotent. For a re-entered handle, only decrements the hold count. */
+  release(): Promise<void>;
+  /** 'uncertain' (disconnected), 'reconnected' (held again, same session), 'lost' (LockLostError). */
+  on(event: 'uncertain' | 'reconnected', listener: () => void): this;
+  on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
+  off(event: string, listener: (...args: any[]) => void): this;
+}
+
+/** Connection states, as in Curator. */
+export type ConnectionState = 'CONNECTED' | 'SUSPENDED' | 'RECONNECTED' | 'LOST' | 'CLOSED';
+
+export interface LockNodeInfo {
+  name: string;
+  sequence: number;
+  /** Hex session id of the owner. */
+  sessionId: string;
+  /** Data recorded by the owner: host, pid, and nodeData (empty for foreign nodes, e.g. Curator's). */
+  data: Record<string, unknown>;
+}
+
+export interface LockInspection {
+  path: string;
+  holder: LockNodeInfo | null;
+  queue: LockNodeInfo[];
+}
+
+/** Events of ZkLockClient, for metrics and logs. */
+export interface LockEvents {
+  acquired: { path: string; waitMs: number; fencingToken: bigint; reentrant: boolean };
+  released: { path: string; holdMs: number };
+  timeout: { path: string; waitTimeoutMs: number };
+  lost: { path: string; error: import('./errors').LockLostError };
+  state: ConnectionState;
+}
+
+export type { LockLossReason };
