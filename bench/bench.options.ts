@@ -1,0 +1,69 @@
+import { SCENARIOS, ScenarioName } from './bench.types';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Run only these scenarios (the raw baselines are still run when a ratio needs them). */
+  only?: ScenarioName;
+  /** Write one JSON line per scenario to this file. */
+  out?: string;
+  help: boolean;
+}
+
+/** Operation counts per scenario: `callers` loops of `opsPerCaller` each, after a warm-up. */
+export interface ScenarioSize {
+  callers: number;
+  opsPerCaller: number;
+  warmupOpsPerCaller: number;
+}
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>] [--out <file.jsonl>]
+  --quick            a short run (CI: checks the bench still works; numbers are noisy)
+  --only <scenario>  one of: ${SCENARIOS.join(', ')}
+  --out <file>       also write one JSON line per scenario
+Set ZK_CONNECT=127.0.0.1:<port> to use a running ZooKeeper instead of starting one.`;
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  const options: BenchOptions = { quick: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--help' || arg === '-h') options.help = true;
+    else if (arg === '--only') options.only = scenarioName(argv[++i]);
+    else if (arg === '--out') options.out = requireValue('--out', argv[++i]);
+    else throw new Error(`Unknown argument "${arg}".\n${USAGE}`);
+  }
+  return options;
+}
+
+function requireValue(flag: string, value: string | undefined): string {
+  if (!value || value.startsWith('--')) throw new Error(`${flag} needs a value.\n${USAGE}`);
+  return value;
+}
+
+function scenarioName(value: string | undefined): ScenarioName {
+  const name = requireValue('--only', value);
+  if (!(SCENARIOS as readonly string[]).includes(name)) {
+    throw new Error(`Unknown scenario "${name}": use one of ${SCENARIOS.join(', ')}.`);
+  }
+  return name as ScenarioName;
+}
+
+const FULL: Record<ScenarioName, ScenarioSize> = {
+  'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
+  'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  uncontended: { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
+  'same-key-1p': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 5 },
+  'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
+  'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+};
+
+/** Sizes for a run: `--quick` divides the measured operations by 10. */
+export function sizeOf(name: ScenarioName, quick: boolean): ScenarioSize {
+  const size = FULL[name];
+  if (!quick) return size;
+  return {
+    callers: size.callers,
+    opsPerCaller: Math.max(5, Math.round(size.opsPerCaller / 10)),
+    warmupOpsPerCaller: Math.max(2, Math.round(size.warmupOpsPerCaller / 10)),
+  };
+}

@@ -1,0 +1,43 @@
+/** Scenario names, as they appear in the table and in the JSON lines. */
+export const SCENARIOS = [
+  'raw-cycle',
+  'raw-parallel',
+  'uncontended',
+  'same-key-1p',
+  'same-key-4p',
+  'many-keys',
+] as const;
+
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** What one scenario measured. One JSON line per result with `--out`. */
+export interface ScenarioResult {
+  scenario: ScenarioName;
+  /** Completed operations (a raw cycle, or acquire + release). */
+  ops: number;
+  /** Concurrent callers (loops) in all processes together. */
+  callers: number;
+  processes: number;
+  durationMs: number;
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Mutual-exclusion violations seen while running (always 0 for raw scenarios). */
+  violations: number;
+  /** Where the violations came from (lock scenarios). */
+  violationDetail?: { counter: number; overlaps: number; tokenRegressions: number };
+  /** ZooKeeper packets received by the server (all members) per operation. */
+  zkRequestsPerOp: number;
+  /** ZooKeeper packets sent by the server per operation: replies plus watch notifications. */
+  zkPacketsSentPerOp: number;
+}
+
+/** A lock scenario's result compared with its raw baseline from the same run. */
+export interface TargetCheck {
+  scenario: ScenarioName;
+  description: string;
+  /** The measured ratio or count, compared with `limit`. */
+  value: number;
+  limit: number;
+  met: boolean;
+}

@@ -1,0 +1,66 @@
+/**
+ * same-key-4p: 4 worker processes x 8 callers on one path. Each process has its own
+ * ZkLockClient (session); exclusion is checked across processes from the merged intervals.
+ */
+import { checkIntervals, CriticalInterval, totalViolations } from './exclusion.monitor';
+import { WorkerHandle } from './worker-process.handle';
+import type { ScenarioSize } from './bench.options';
+import type { Workload } from './workload.runner';
+
+export interface MultiProcessConfig {
+  connectionString: string;
+  namespace: string;
+  path: string;
+  processes: number;
+}
+
+export interface MultiProcessWorkload extends Workload {
+  /** Closes every worker's client and waits for the processes to exit. */
+  close(): Promise<void>;
+}
+
+export async function multiProcessCallers(
+  config: MultiProcessConfig,
+  size: ScenarioSize,
+): Promise<MultiProcessWorkload> {
+  const workers = Array.from({ length: config.processes }, () =>
+    WorkerHandle.spawn({
+      connectionString: config.connectionString,
+      namespace: config.namespace,
+      path: config.path,
+      callers: size.callers,
+      warmupOpsPerCaller: size.warmupOpsPerCaller,
+      opsPerCaller: size.opsPerCaller,
+    }),
+  );
+  const close = () => Promise.all(workers.map((w) => w.close())).then(() => undefined);
+  try {
+    await Promise.all(workers.map((w) => w.next('ready')));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const phase = async (name: 'warmup' | 'run') => {
+    workers.forEach((w) => w.send({ type: 'phase', phase: name }));
+    return Promise.all(workers.map((w) => w.next('done')));
+  };
+  return {
+    callers: config.processes * size.callers,
+    processes: config.processes,
+    close,
+    async warmup() {
+      await phase('warmup');
+    },
+    async run() {
+      const done = await phase('run');
+      const intervals: CriticalInterval[] = done.flatMap((d) => d.monitor.intervals);
+      const counter = done.reduce((sum, d) => sum + d.monitor.counterViolations, 0);
+      const detail = { counter, ...checkIntervals(intervals) };
+      return {
+        latenciesMs: done.flatMap((d) => d.latenciesMs),
+        violations: totalViolations(detail),
+        detail,
+      };
+    },
+  };
+}

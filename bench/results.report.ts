@@ -1,0 +1,60 @@
+/** The terminal table and the JSON lines. */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import type { ScenarioResult, TargetCheck } from './bench.types';
+
+const COLUMNS: Array<[string, (r: ScenarioResult) => string]> = [
+  ['scenario', (r) => r.scenario],
+  ['procs x callers', (r) => `${r.processes} x ${r.callers / r.processes}`],
+  ['ops', (r) => String(r.ops)],
+  ['ops/s', (r) => r.opsPerSec.toFixed(0)],
+  ['p50 ms', (r) => r.p50Ms.toFixed(2)],
+  ['p99 ms', (r) => r.p99Ms.toFixed(2)],
+  ['violations', (r) => String(r.violations)],
+  ['zk req/op', (r) => r.zkRequestsPerOp.toFixed(2)],
+  ['zk sent/op', (r) => r.zkPacketsSentPerOp.toFixed(2)],
+];
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    '| ' +
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join(' | ') +
+    ' |';
+  const rule =
+    '|' +
+    widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|') +
+    '|';
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+export function resultsTable(results: ScenarioResult[]): string {
+  return table(
+    COLUMNS.map(([name]) => name),
+    results.map((r) => COLUMNS.map(([, cell]) => cell(r))),
+  );
+}
+
+export function targetsTable(checks: TargetCheck[]): string {
+  return table(
+    ['scenario', 'target', 'value', 'limit', 'met'],
+    checks.map((c) => [
+      c.scenario,
+      c.description,
+      String(c.value),
+      String(c.limit),
+      c.met ? 'yes' : 'NO',
+    ]),
+  );
+}
+
+export class JsonLinesWriter {
+  constructor(private readonly file?: string) {
+    if (file) writeFileSync(file, '');
+  }
+
+  write(record: object): void {
+    if (this.file) appendFileSync(this.file, JSON.stringify(record) + '\n');
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench`: the lock against the protocol's own limit, in one run. Starts its own
+ * ZooKeeper unless ZK_CONNECT is set. See bench/README.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { ZkLockClient } from '../lib';
+import { zooKeeperFromEnv, ZooKeeperServer } from '../test/support/zookeeper';
+import { BenchOptions, parseBenchArgs, sizeOf, USAGE } from './bench.options';
+import { SCENARIOS, ScenarioName, ScenarioResult } from './bench.types';
+import { lockCallers } from './lock-scenarios.scenario';
+import { machineSummary } from './machine.info';
+import { multiProcessCallers } from './multi-process.scenario';
+import { rawLoops } from './raw-baselines.scenario';
+import { RawZkClient } from './raw-zk.client';
+import { JsonLinesWriter, resultsTable, targetsTable } from './results.report';
+import { checkTargets } from './targets.report';
+import { measureWorkload, Workload } from './workload.runner';
+import { ZkRequestCounter } from './zk-requests.counter';
+
+/** Each lock scenario runs right after its baseline, so both see the same machine load. */
+const RUN_ORDER: ScenarioName[] = [
+  'raw-cycle',
+  'uncontended',
+  'raw-parallel',
+  'many-keys',
+  'same-key-1p',
+  'same-key-4p',
+];
+
+interface Context {
+  options: BenchOptions;
+  connectionString: string;
+  root: string;
+  raw: RawZkClient;
+  /** The in-process scenarios' client, connected on first use. */
+  locks: () => Promise<ZkLockClient>;
+  counter: ZkRequestCounter;
+}
+
+async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioResult> {
+  const size = sizeOf(name, ctx.options.quick);
+  const namespace = `${ctx.root}/locks`;
+  switch (name) {
+    case 'raw-cycle':
+    case 'raw-parallel':
+      return measure(name, rawLoops(ctx.raw, `${ctx.root}/${name}`, size), ctx);
+    case 'uncontended':
+    case 'same-key-1p':
+      return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
+    case 'many-keys':
+      return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
+    case 'same-key-4p': {
+      const config = {
+        connectionString: ctx.connectionString,
+        namespace,
+        path: `/${name}`,
+        processes: 4,
+      };
+      const workload = await multiProcessCallers(config, size);
+      try {
+        return await measure(name, workload, ctx);
+      } finally {
+        await workload.close();
+      }
+    }
+  }
+}
+
+async function measure(
+  name: ScenarioName,
+  workload: Workload,
+  ctx: Context,
+): Promise<ScenarioResult> {
+  process.stderr.write(
+    `[bench] ${name}: ${workload.processes} x ${workload.callers / workload.processes} callers...`,
+  );
+  const result = await measureWorkload(name, workload, ctx.counter);
+  process.stderr.write(` ${result.opsPerSec} ops/s, p50 ${result.p50Ms} ms\n`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const options = parseBenchArgs(process.argv.slice(2));
+  if (options.help) return void console.log(USAGE);
+  const selected = RUN_ORDER.filter((name) => !options.only || name === options.only);
+  const { connectionString, server } = await zooKeeperFromEnv();
+  const cleanup: Array<() => Promise<void> | void> = [];
+  if (server) cleanup.push(() => stopServer(server));
+  try {
+    const root = `/bench-${randomUUID().slice(0, 8)}`;
+    const raw = await RawZkClient.connect(connectionString);
+    cleanup.unshift(() => raw.close());
+    cleanup.unshift(() => raw.removeRecursive(root).catch(() => undefined));
+    let locks: Promise<ZkLockClient> | undefined;
+    const lockClient = () => {
+      if (!locks) {
+        locks = ZkLockClient.connect({
+          connectionString,
+          namespace: `${root}/locks`,
+          sessionTimeoutMs: 10_000,
+        });
+        const connected = locks;
+        cleanup.unshift(() => connected.then((c) => c.close()).catch(() => undefined));
+      }
+      return locks;
+    };
+    const ctx: Context = {
+      options,
+      connectionString,
+      root,
+      raw,
+      locks: lockClient,
+      counter: new ZkRequestCounter(connectionString),
+    };
+    await raw.mkdirp(`${root}/locks`);
+    console.log(await machineSummary(connectionString, options.quick));
+    const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
+    for (const name of selected) byName[name] = await runScenario(name, ctx);
+    const results = SCENARIOS.flatMap((name) => byName[name] ?? []);
+    const checks = checkTargets(byName);
+    console.log('\n' + resultsTable(results) + '\n');
+    if (checks.length > 0) console.log(targetsTable(checks) + '\n');
+    const out = new JsonLinesWriter(options.out);
+    for (const result of results) {
+      out.write({ ...result, targets: checks.filter((c) => c.scenario === result.scenario) });
+    }
+  } finally {
+    for (const step of cleanup) await step();
+  }
+}
+
+async function stopServer(server: ZooKeeperServer): Promise<void> {
+  await server.stop();
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,70 @@
+/**
+ * A worker process of same-key-4p: one ZkLockClient with several callers on one path, driven
+ * by the parent over IPC (advanced serialization, so bigints cross as they are).
+ *   parent -> { type: 'phase', phase: 'warmup' | 'run' }   worker -> { type: 'done', ... }
+ *   parent -> { type: 'close' }                            worker exits when closed
+ */
+import { ZkLockClient } from '../lib';
+import { ExclusionMonitor } from './exclusion.monitor';
+import { runLockCallers } from './lock-callers.runner';
+
+export interface WorkerConfig {
+  connectionString: string;
+  namespace: string;
+  path: string;
+  callers: number;
+  warmupOpsPerCaller: number;
+  opsPerCaller: number;
+}
+
+export type ToWorker = { type: 'phase'; phase: 'warmup' | 'run' } | { type: 'close' };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'done'; phase: 'warmup' | 'run'; latenciesMs: number[]; monitor: MonitorSnapshot }
+  | { type: 'error'; message: string };
+
+export interface MonitorSnapshot {
+  counterViolations: number;
+  intervals: ExclusionMonitor['intervals'];
+}
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.BENCH_WORKER_CONFIG ?? '{}') as WorkerConfig;
+  const client = await ZkLockClient.connect({
+    connectionString: config.connectionString,
+    namespace: config.namespace,
+    sessionTimeoutMs: 10_000,
+  });
+  const monitor = new ExclusionMonitor();
+  const pathOf = () => config.path;
+  process.on('message', (message: ToWorker) => {
+    if (message.type === 'close') {
+      void client.close().finally(() => process.disconnect());
+      return;
+    }
+    const { phase } = message;
+    const opsPerCaller = phase === 'warmup' ? config.warmupOpsPerCaller : config.opsPerCaller;
+    runLockCallers(client, { callers: config.callers, opsPerCaller, pathOf }, monitor).then(
+      (latenciesMs) => {
+        const snapshot = {
+          counterViolations: monitor.counterViolations,
+          intervals: monitor.intervals,
+        };
+        send({ type: 'done', phase, latenciesMs, monitor: snapshot });
+      },
+      (error: Error) => send({ type: 'error', message: error.stack ?? String(error) }),
+    );
+  });
+  send({ type: 'ready' });
+}
+
+main().catch((error: Error) => {
+  send({ type: 'error', message: error.stack ?? String(error) });
+  process.exitCode = 1;
+  process.disconnect?.();
+});

@@ -1,0 +1,76 @@
+/**
+ * The issue's targets, as ratios to the raw baselines measured in the same run.
+ * A check is only made when both sides of its ratio ran.
+ */
+import { round } from './latency.stats';
+import type { ScenarioName, ScenarioResult, TargetCheck } from './bench.types';
+
+type Results = Partial<Record<ScenarioName, ScenarioResult>>;
+
+function check(
+  scenario: ScenarioName,
+  description: string,
+  value: number,
+  limit: number,
+  atMost: boolean,
+): TargetCheck {
+  const v = round(value, 2);
+  return { scenario, description, value: v, limit, met: atMost ? v <= limit : v >= limit };
+}
+
+/** Handoffs per second a lock would reach if every handoff paid one raw cycle. */
+function rawCycleRate(results: Results): number | undefined {
+  const p50 = results['raw-cycle']?.p50Ms;
+  return p50 ? 1000 / p50 : undefined;
+}
+
+export function checkTargets(results: Results): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const raw = results['raw-cycle'];
+  const parallel = results['raw-parallel'];
+  const rate = rawCycleRate(results);
+  const { uncontended, 'many-keys': manyKeys } = results;
+  const sameKey1 = results['same-key-1p'];
+  const sameKey4 = results['same-key-4p'];
+  if (uncontended && raw) {
+    const ratio = uncontended.p50Ms / raw.p50Ms;
+    checks.push(check('uncontended', 'p50 / raw-cycle p50', ratio, 1.15, true));
+  }
+  if (uncontended) {
+    checks.push(
+      check('uncontended', 'ZooKeeper requests per op', uncontended.zkRequestsPerOp, 3, true),
+    );
+  }
+  if (manyKeys && parallel) {
+    const ratio = manyKeys.opsPerSec / parallel.opsPerSec;
+    checks.push(check('many-keys', 'ops/s / raw-parallel ops/s', ratio, 0.8, false));
+  }
+  if (sameKey1 && rate) {
+    checks.push(
+      check('same-key-1p', 'ops/s / (1 / raw-cycle p50)', sameKey1.opsPerSec / rate, 3, false),
+    );
+  }
+  if (sameKey4 && rate) {
+    checks.push(
+      check('same-key-4p', 'ops/s / (1 / raw-cycle p50)', sameKey4.opsPerSec / rate, 1, false),
+    );
+  }
+  // No herd: a contended operation may cost a watch and a re-list more than an uncontended
+  // one, but not more per waiter. 32 waiters herding would add ~32 requests per op.
+  for (const contended of [sameKey1, sameKey4]) {
+    if (contended && uncontended) {
+      const extra = contended.zkRequestsPerOp - uncontended.zkRequestsPerOp;
+      checks.push(
+        check(contended.scenario, 'extra ZooKeeper requests per op vs uncontended', extra, 2, true),
+      );
+    }
+  }
+  for (const result of Object.values(results)) {
+    if (result && !result.scenario.startsWith('raw-')) {
+      checks.push(
+        check(result.scenario, 'mutual-exclusion violations', result.violations, 0, true),
+      );
+    }
+  }
+  return checks;
+}

@@ -1,0 +1,59 @@
+/**
+ * Runs one scenario's workload and turns it into a ScenarioResult: warm-up (not counted), then
+ * the measured run between two `mntr` snapshots.
+ */
+import { percentile, round } from './latency.stats';
+import type { ScenarioName, ScenarioResult } from './bench.types';
+import type { ZkRequestCounter } from './zk-requests.counter';
+import type { ViolationCounts } from './exclusion.monitor';
+
+export interface RunOutcome {
+  /** One entry per completed operation, in milliseconds. */
+  latenciesMs: number[];
+  violations: number;
+  detail?: ViolationCounts;
+}
+
+export interface Workload {
+  callers: number;
+  processes: number;
+  warmup(): Promise<void>;
+  run(): Promise<RunOutcome>;
+}
+
+export async function measureWorkload(
+  scenario: ScenarioName,
+  workload: Workload,
+  counter: ZkRequestCounter,
+): Promise<ScenarioResult> {
+  await workload.warmup();
+  const before = await counter.snapshot();
+  const started = process.hrtime.bigint();
+  const outcome = await workload.run();
+  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const after = await counter.snapshot();
+  const ops = outcome.latenciesMs.length;
+  const perOp = (n: number) => (ops === 0 ? 0 : round(n / ops, 2));
+  return {
+    scenario,
+    ops,
+    callers: workload.callers,
+    processes: workload.processes,
+    durationMs: round(durationMs, 1),
+    opsPerSec: round((ops * 1000) / durationMs, 1),
+    p50Ms: round(percentile(outcome.latenciesMs, 50)),
+    p99Ms: round(percentile(outcome.latenciesMs, 99)),
+    violations: outcome.violations,
+    ...(outcome.detail ? { violationDetail: outcome.detail } : {}),
+    zkRequestsPerOp: perOp(after.received - before.received),
+    zkPacketsSentPerOp: perOp(after.sent - before.sent),
+  };
+}
+
+/** Runs `loop(i)` for i in 0..callers-1 concurrently. */
+export async function inParallel(
+  callers: number,
+  loop: (i: number) => Promise<void>,
+): Promise<void> {
+  await Promise.all(Array.from({ length: callers }, (_, i) => loop(i)));
+}
