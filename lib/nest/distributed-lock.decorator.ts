@@ -1,0 +1,97 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { UseInterceptors } from '@nestjs/common';
+import { InvalidLockPathError, ZkLockError } from '../core/errors';
+import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
+import { takeHandoff } from './handler-handoff';
+import { parseKeyTemplate } from './key-template';
+import { lockServiceFor } from './lock-service.registry';
+import { copyMethodMetadata } from './method-metadata';
+import { resolveMethodPath } from './method-path';
+import { parameterNames } from './parameter-names';
+import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+
+type AnyMethod = (...args: any[]) => unknown;
+type MethodDecoratorFor<M> = <T extends M>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<T>,
+) => TypedPropertyDescriptor<T>;
+
+/**
+ * Holds a distributed lock while the method runs.
+ * - `'/locks/order:<id>'`: on a route handler, `<id>` comes from route params, then query, then
+ *   body (`<params.id>`, `<query.x>`, `<body.items.0.sku>` name the source); on any other method,
+ *   from its parameters by name or position (`<orderId>`, `<0>`, `<0.orderId>`).
+ * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments.
+ * Template values are encoded into one path segment. The method's result becomes a Promise
+ * (route handlers keep theirs: the interceptor holds the lock until it completes).
+ */
+export function DistributedLock(
+  template: string,
+  options?: DistributedLockOptions,
+): MethodDecoratorFor<AnyMethod>;
+export function DistributedLock<P extends unknown[]>(
+  template: (...args: P) => string,
+  options?: DistributedLockOptions,
+): MethodDecoratorFor<(...args: [...P, ...any[]]) => unknown>;
+export function DistributedLock(
+  template: string | ((...args: any[]) => string),
+  options: DistributedLockOptions = {},
+): MethodDecoratorFor<AnyMethod> {
+  return (target, key, descriptor) => {
+    const owner = typeof target === 'function' ? target : target.constructor;
+    const where = `${owner.name}.${String(key)}`;
+    const original = descriptor.value as AnyMethod | undefined;
+    const spec = createSpec(template, options, where, original);
+    const names = parameterNames(original!);
+    const wrapper = function (this: unknown, ...args: unknown[]): unknown {
+      if (takeHandoff(spec)) return original!.apply(this, args);
+      try {
+        const locks = lockServiceFor(this, where);
+        const path = resolveMethodPath(spec, args, names);
+        const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
+        return locks.withLock(path, () => original!.apply(this, args), { waitTimeoutMs });
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+    copyMethodMetadata(original!, wrapper);
+    Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
+    Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
+    descriptor.value = wrapper as typeof descriptor.value;
+    const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) ?? [];
+    if (!interceptors.includes(DistributedLockInterceptor)) {
+      UseInterceptors(DistributedLockInterceptor)(target, key, descriptor);
+    }
+    return descriptor;
+  };
+}
+
+function createSpec(
+  template: unknown,
+  options: DistributedLockOptions,
+  where: string,
+  original: unknown,
+): DistributedLockSpec {
+  if (typeof original !== 'function') {
+    throw new ZkLockError(`@DistributedLock decorates methods only; ${where} is not a method.`);
+  }
+  const wait = options.waitTimeoutMs;
+  if (wait !== undefined && !(Number.isFinite(wait) && wait >= 0)) {
+    throw new ZkLockError(
+      `@DistributedLock on ${where}: waitTimeoutMs must be a number >= 0 (got ${String(wait)}); ` +
+        'leave it out to wait until the lock is free.',
+    );
+  }
+  if (typeof template === 'function') {
+    return { where, pathFn: template as (...args: any[]) => string, options };
+  }
+  if (typeof template !== 'string') {
+    throw new InvalidLockPathError(
+      String(template),
+      `@DistributedLock on ${where} needs a path template string or a function`,
+    );
+  }
+  return { where, template: parseKeyTemplate(template, where), options };
+}

@@ -1,0 +1,98 @@
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  Logger,
+  NestInterceptor,
+  Optional,
+} from '@nestjs/common';
+import { Observable, Subscription, catchError, throwError } from 'rxjs';
+import { LockLostError } from '../core/errors';
+import type { DistributedLockSpec } from './distributed-lock.options';
+import { runWithHandoff } from './handler-handoff';
+import { resolveRequestPath } from './request-path';
+import { toHttpError } from './lock-http-errors';
+import { lockServiceFor } from './lock-service.registry';
+import { LockService } from './lock.service';
+import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+
+/**
+ * Applied by `@DistributedLock` to route handlers: resolves the template from the request,
+ * holds the lock while the handler runs (until its Observable completes or errors) and maps
+ * lock errors to HTTP. Function templates are resolved by the method wrapper from the
+ * handler's arguments; non-HTTP contexts are left to the wrapper too.
+ */
+@Injectable()
+export class DistributedLockInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(DistributedLockInterceptor.name);
+
+  constructor(@Optional() private readonly locks?: LockService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const spec = Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, context.getHandler()) as
+      DistributedLockSpec | undefined;
+    if (!spec || context.getType() !== 'http') return next.handle();
+    const mapErrors = catchError((err: unknown) => throwError(() => toHttpError(err)));
+    if (!spec.template) return next.handle().pipe(mapErrors);
+    let path: string;
+    try {
+      path = resolveRequestPath(spec.template, context.switchToHttp().getRequest(), spec.where);
+    } catch (err) {
+      return throwError(() => toHttpError(err));
+    }
+    const locks = this.locks ?? lockServiceFor(undefined, spec.where);
+    const waitTimeoutMs = spec.options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
+    return new Observable<unknown>((subscriber) => {
+      let inner: Subscription | undefined;
+      let finish: (() => void) | undefined;
+      const waiting = new AbortController();
+      locks
+        .withLock(
+          path,
+          (lock) =>
+            new Promise<void>((resolve, reject) => {
+              const onLost = () => {
+                const error = lock.signal.reason as unknown;
+                this.logger.error(
+                  `${spec.where} lost lock "${path}" while running; answering 503: ` +
+                    (error instanceof Error ? error.message : String(error)),
+                );
+                inner?.unsubscribe();
+                reject(error instanceof LockLostError ? error : toLost(path, error));
+              };
+              finish = () => {
+                lock.signal.removeEventListener('abort', onLost);
+                resolve();
+              };
+              if (subscriber.closed) return finish();
+              if (lock.signal.aborted) return onLost();
+              lock.signal.addEventListener('abort', onLost, { once: true });
+              inner = runWithHandoff(spec, () =>
+                next.handle().subscribe({
+                  next: (value) => subscriber.next(value),
+                  error: (err: unknown) => {
+                    lock.signal.removeEventListener('abort', onLost);
+                    reject(err);
+                  },
+                  complete: () => finish?.(),
+                }),
+              );
+            }),
+          { waitTimeoutMs, signal: waiting.signal },
+        )
+        .then(
+          () => subscriber.complete(),
+          (err: unknown) => subscriber.error(toHttpError(err)),
+        );
+      return () => {
+        if (!finish) waiting.abort(new Error(`${spec.where}: the request went away`));
+        inner?.unsubscribe();
+        finish?.();
+      };
+    });
+  }
+}
+
+function toLost(path: string, reason: unknown): LockLostError {
+  return new LockLostError(path, 'connection-lost', String(reason));
+}

@@ -1,0 +1,18 @@
+import type { KeyTemplate } from './key-template';
+
+/** Options of `@DistributedLock`. */
+export interface DistributedLockOptions {
+  /** Give up after this long: 409 on HTTP, LockTimeoutError elsewhere. Default: module option. */
+  waitTimeoutMs?: number;
+}
+
+/** What the decorator records on the method for the interceptor and the wrapper. */
+export interface DistributedLockSpec {
+  /** "Class.method", for messages. */
+  where: string;
+  /** Parsed string template; undefined for the function form. */
+  template?: KeyTemplate;
+  /** The function form, called with the method's arguments. */
+  pathFn?: (...args: any[]) => string;
+  options: DistributedLockOptions;
+}

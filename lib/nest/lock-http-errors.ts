@@ -1,0 +1,33 @@
+import {
+  BadRequestException,
+  ConflictException,
+  HttpException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import {
+  ClientClosedError,
+  InvalidLockPathError,
+  LockLostError,
+  LockTimeoutError,
+  ZooKeeperUnavailableError,
+} from '../core/errors';
+
+/**
+ * Maps the core's errors to HTTP: a missing template value is the client's fault (400), a busy
+ * lock is a conflict (409), and ZooKeeper trouble or a lost lock is ours (503). Other errors,
+ * including the handler's own HttpExceptions, pass through unchanged.
+ */
+export function toHttpError(error: unknown): unknown {
+  if (error instanceof HttpException) return error;
+  const options = { cause: error };
+  if (error instanceof InvalidLockPathError) return new BadRequestException(error.message, options);
+  if (error instanceof LockTimeoutError) return new ConflictException(error.message, options);
+  if (
+    error instanceof ZooKeeperUnavailableError ||
+    error instanceof LockLostError ||
+    error instanceof ClientClosedError
+  ) {
+    return new ServiceUnavailableException(error.message, options);
+  }
+  return error;
+}

@@ -1,0 +1,103 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import type { ZkLockClient } from '../core/lock-client';
+import type {
+  AcquireOptions,
+  ConnectionState,
+  LockEvents,
+  LockHandle,
+  LockInspection,
+} from '../core/types';
+import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
+import { registerLockService, unregisterLockService } from './lock-service.registry';
+import { ZkLockEventLogger } from './zk-lock-event.logger';
+import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
+import { DISTRIBUTED_LOCK_CLASS_METADATA } from './zk-lock.constants';
+import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
+
+/**
+ * The application's entry to locks: the core client's methods for manual use, lock inspection
+ * for operators, and events for metrics. `@DistributedLock` methods go through it too.
+ */
+@Injectable()
+export class LockService implements OnModuleInit, OnApplicationShutdown {
+  private readonly eventLogger: ZkLockEventLogger;
+
+  constructor(
+    @InjectZkLockClient() readonly client: ZkLockClient,
+    @Inject(ZK_LOCK_MODULE_OPTIONS) private readonly options: ZkLockModuleOptions,
+    private readonly discovery: DiscoveryService,
+  ) {
+    this.eventLogger = new ZkLockEventLogger(client);
+  }
+
+  /** Default wait of decorated methods (module option `waitTimeoutMs`). */
+  get defaultWaitTimeoutMs(): number | undefined {
+    return this.options.waitTimeoutMs;
+  }
+
+  get state(): ConnectionState {
+    return this.client.state;
+  }
+
+  acquire(path: string, options?: AcquireOptions): Promise<LockHandle> {
+    return this.client.acquire(path, options);
+  }
+
+  tryAcquire(path: string): Promise<LockHandle | null> {
+    return this.client.tryAcquire(path);
+  }
+
+  withLock<T>(
+    path: string,
+    fn: (lock: LockHandle) => Promise<T> | T,
+    options?: AcquireOptions,
+  ): Promise<T> {
+    return this.client.withLock(path, fn, options);
+  }
+
+  /** Whether the current async context (request, job...) holds `path`. */
+  isHeld(path: string): boolean {
+    return this.client.isHeld(path);
+  }
+
+  /** Who holds `path` and who waits: node names, session ids, and host/pid/app of each. */
+  inspect(path: string): Promise<LockInspection> {
+    return this.client.inspect(path);
+  }
+
+  /** Metrics: acquired (waitMs), released (holdMs), timeout, lost, state. */
+  on<E extends keyof LockEvents>(event: E, listener: (payload: LockEvents[E]) => void): this {
+    this.client.on(event, listener);
+    return this;
+  }
+
+  off<E extends keyof LockEvents>(event: E, listener: (payload: LockEvents[E]) => void): this {
+    this.client.off(event, listener);
+    return this;
+  }
+
+  onModuleInit(): void {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    const instances = wrappers
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter(
+        (instance): instance is object =>
+          typeof instance === 'object' &&
+          instance !== null &&
+          Reflect.getMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, instance.constructor) === true,
+      );
+    registerLockService(this, instances);
+    this.eventLogger.start();
+  }
+
+  /** Releases every held lock and closes the session, so other instances get them at once. */
+  async onApplicationShutdown(): Promise<void> {
+    unregisterLockService(this);
+    try {
+      await this.client.close();
+    } finally {
+      this.eventLogger.stop();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { Logger } from '@nestjs/common';
+import type { ZkLockClient } from '../core/lock-client';
+import type { ConnectionState, LockEvents } from '../core/types';
+
+/** Logs the client's events through Nest's Logger: debug, warn on trouble, error on loss. */
+export class ZkLockEventLogger {
+  private readonly logger = new Logger('ZkLock');
+  private readonly listeners: { [E in keyof LockEvents]: (payload: LockEvents[E]) => void } = {
+    acquired: (e) =>
+      this.logger.debug(
+        `Acquired "${e.path}" after ${e.waitMs} ms (fencing token ${e.fencingToken}` +
+          `${e.reentrant ? ', re-entered' : ''})`,
+      ),
+    released: (e) => this.logger.debug(`Released "${e.path}" after holding it ${e.holdMs} ms`),
+    timeout: (e) =>
+      this.logger.warn(`Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`),
+    lost: (e) => this.logger.error(e.error.message),
+    state: (state) => this.logState(state),
+  };
+  private started = false;
+
+  constructor(private readonly client: ZkLockClient) {}
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const [event, listener] of Object.entries(this.listeners)) {
+      this.client.on(event, listener);
+    }
+  }
+
+  stop(): void {
+    if (!this.started) return;
+    this.started = false;
+    for (const [event, listener] of Object.entries(this.listeners)) {
+      this.client.off(event, listener);
+    }
+  }
+
+  private logState(state: ConnectionState): void {
+    const where = `ZooKeeper "${this.client.connectionString}"`;
+    switch (state) {
+      case 'SUSPENDED':
+        this.logger.warn(`Disconnected from ${where}: held locks are uncertain until it answers`);
+        break;
+      case 'RECONNECTED':
+        this.logger.warn(`Reconnected to ${where} with the same session: held locks are kept`);
+        break;
+      case 'LOST':
+        this.logger.error(`Session with ${where} expired: every held lock is lost`);
+        break;
+      default:
+        this.logger.debug(`Connection to ${where}: ${state}`);
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import type { ZkLockClientOptions } from '../core/types';
+
+/** Options of `ZkLockModule.forRoot()`: the core client's options plus defaults for decorators. */
+export interface ZkLockModuleOptions extends ZkLockClientOptions {
+  /**
+   * Default wait of `@DistributedLock` methods and handlers that set none.
+   * Undefined: wait until the lock is free.
+   */
+  waitTimeoutMs?: number;
+}
+
+/** For `ZkLockModule.forRootAsync({ useClass | useExisting })`. */
+export interface ZkLockOptionsFactory {
+  createZkLockOptions(): ZkLockModuleOptions | Promise<ZkLockModuleOptions>;
+}

@@ -1,0 +1,31 @@
+import { Module, Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ZkLockClient } from '../core/lock-client';
+import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { LockService } from './lock.service';
+import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
+import { ZK_LOCK_CLIENT } from './zk-lock.constants';
+import { ZkLockHealthIndicator } from './zk-lock.health';
+import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
+
+/** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */
+const clientProvider: Provider = {
+  provide: ZK_LOCK_CLIENT,
+  inject: [ZK_LOCK_MODULE_OPTIONS],
+  useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> => {
+    const { waitTimeoutMs: _decoratorDefault, ...clientOptions } = options;
+    return ZkLockClient.connect(clientOptions);
+  },
+};
+
+/**
+ * `ZkLockModule.forRoot({ connectionString, isGlobal: true })` or `forRootAsync({ ... })`.
+ * Provides the connected client (`@InjectZkLockClient()`), LockService and the health indicator;
+ * closes the session on application shutdown so held locks are freed at once.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [clientProvider, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
+  exports: [ZK_LOCK_CLIENT, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
+})
+export class ZkLockModule extends ZkLockConfigurableModule {}
