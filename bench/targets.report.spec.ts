@@ -1,0 +1,46 @@
+import type { ScenarioName, ScenarioResult } from './bench.types';
+import { checkTargets } from './targets.report';
+
+function result(scenario: ScenarioName, fields: Partial<ScenarioResult>): ScenarioResult {
+  const base = { ops: 100, callers: 1, processes: 1, durationMs: 100, opsPerSec: 1000 };
+  return {
+    scenario,
+    ...base,
+    p50Ms: 1,
+    p99Ms: 2,
+    violations: 0,
+    zkRequestsPerOp: 3,
+    zkPacketsSentPerOp: 3,
+    ...fields,
+  };
+}
+
+describe('checkTargets', () => {
+  it('compares each lock scenario with its baseline from the same run', () => {
+    const checks = checkTargets({
+      'raw-cycle': result('raw-cycle', { p50Ms: 1 }),
+      'raw-parallel': result('raw-parallel', { opsPerSec: 1000 }),
+      uncontended: result('uncontended', { p50Ms: 1.2 }),
+      'many-keys': result('many-keys', { opsPerSec: 900 }),
+      'same-key-1p': result('same-key-1p', { opsPerSec: 2500, zkRequestsPerOp: 1 }),
+      'same-key-4p': result('same-key-4p', { opsPerSec: 1100, zkRequestsPerOp: 6, violations: 1 }),
+    });
+    const find = (scenario: string, text: string) =>
+      checks.find((c) => c.scenario === scenario && c.description.includes(text));
+    expect(find('uncontended', 'p50')).toMatchObject({ value: 1.2, met: false });
+    expect(find('uncontended', 'requests')).toMatchObject({ value: 3, met: true });
+    expect(find('many-keys', 'ops/s')).toMatchObject({ value: 0.9, met: true });
+    expect(find('same-key-1p', 'ops/s')).toMatchObject({ value: 2.5, met: false });
+    expect(find('same-key-4p', 'ops/s')).toMatchObject({ value: 1.1, met: true });
+    expect(find('same-key-4p', 'extra')).toMatchObject({ value: 3, met: false });
+    expect(find('same-key-4p', 'violations')).toMatchObject({ value: 1, met: false });
+  });
+
+  it('makes no ratio check when the baseline did not run (--only)', () => {
+    const checks = checkTargets({ uncontended: result('uncontended', {}) });
+    expect(checks.map((c) => c.description)).toEqual([
+      'ZooKeeper requests per op',
+      'mutual-exclusion violations',
+    ]);
+  });
+});
