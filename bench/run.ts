@@ -35,6 +35,8 @@ interface Context {
   /** The in-process scenarios' client, connected on first use. */
   locks: () => Promise<ZkLockClient>;
   counter: ZkRequestCounter;
+  /** Run last-in first-out when the bench ends, also after a failed or hung scenario. */
+  cleanup: Array<() => Promise<void> | void>;
 }
 
 async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioResult> {
@@ -57,6 +59,7 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
         processes: 4,
       };
       const workload = await multiProcessCallers(config, size);
+      ctx.cleanup.unshift(() => workload.close());
       try {
         return await measure(name, workload, ctx);
       } finally {
@@ -111,11 +114,23 @@ async function main(): Promise<void> {
       raw,
       locks: lockClient,
       counter: new ZkRequestCounter(connectionString),
+      cleanup,
     };
     await raw.mkdirp(`${root}/locks`);
     console.log(await machineSummary(connectionString, options.quick));
     const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
-    for (const name of selected) byName[name] = await runScenario(name, ctx);
+    for (const name of selected) {
+      try {
+        byName[name] = await withDeadline(
+          name,
+          options.quick ? 60_000 : 180_000,
+          runScenario(name, ctx),
+        );
+      } catch (error) {
+        process.stderr.write(`\n[bench] ${name} FAILED: ${(error as Error).stack ?? error}\n`);
+        process.exitCode = 1;
+      }
+    }
     const results = SCENARIOS.flatMap((name) => byName[name] ?? []);
     const checks = checkTargets(byName);
     console.log('\n' + resultsTable(results) + '\n');
@@ -127,6 +142,21 @@ async function main(): Promise<void> {
   } finally {
     for (const step of cleanup) await step();
   }
+}
+
+/** A scenario that hangs (a lock that is never granted) fails instead of blocking the run. */
+function withDeadline<T>(name: ScenarioName, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`${name} did not finish within ${ms} ms: a lock was never granted or released`),
+        ),
+      ms,
+    );
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 async function stopServer(server: ZooKeeperServer): Promise<void> {
