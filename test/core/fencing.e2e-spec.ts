@@ -1,0 +1,61 @@
+/**
+ * Issue #2 §5.8: fencing tokens grow strictly from one holder to the next, over 1,000+ handoffs
+ * between processes, also when the lock node (the parent of the queue nodes) is removed when
+ * empty and created again (parentCleanupDelayMs 0 in some rounds).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { killAllFixtures } from './support/agents';
+import { readCriticalSections } from './support/critical-log';
+import { runCycleWorkers, scratchDir } from './support/workers';
+import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+
+/** Rounds alternate between immediate cleanup of the empty lock node and the default delay. */
+const ROUNDS = [
+  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
+  { parentCleanupDelayMs: undefined, processes: 3, callers: 2, cycles: 34, gapMs: 0 },
+  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
+  { parentCleanupDelayMs: 5, processes: 3, callers: 2, cycles: 34, gapMs: 2 },
+  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
+];
+
+describe('fencing tokens across processes', () => {
+  const root = testRoot('fencing');
+  const path = `${root}/fenced`;
+  const scratch = scratchDir();
+  let admin: ZkAdmin;
+
+  beforeAll(async () => {
+    admin = await ZkAdmin.connect(zkConnectFromEnv());
+  });
+
+  afterAll(async () => {
+    await killAllFixtures();
+    await admin.removeTree(root);
+    admin.close();
+    scratch.remove();
+  });
+
+  it('strictly increase over 1,000 handoffs, across removal and re-creation of the lock node', async () => {
+    const logFile = join(scratch.dir, 'tokens.log');
+    writeFileSync(logFile, '');
+    let removals = 0;
+    for (const round of ROUNDS) {
+      await runCycleWorkers({ path, logFile, maxSleepMs: 0, ...round });
+      if (round.parentCleanupDelayMs === 0) {
+        // Every worker has released: the empty lock node must go, so the next round re-creates it.
+        await eventually('the empty lock node is removed', async () => !(await admin.exists(path)));
+        removals++;
+      }
+    }
+
+    const sections = readCriticalSections(logFile);
+    const handoffs = sections.length - 1;
+    expect(handoffs).toBeGreaterThanOrEqual(1_000);
+    expect(removals).toBe(3);
+    const pids = new Set(sections.map((s) => s.who.split(':')[0]));
+    expect(pids.size).toBe(ROUNDS.reduce((n, r) => n + r.processes, 0));
+    const decreases = sections.filter((s, i) => i > 0 && s.token <= sections[i - 1].token);
+    expect(decreases.map((s) => `${s.who} got ${s.token}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Issue #2 §5.10: invalid lock paths are rejected with InvalidLockPathError before anything is
+ * sent: the server's packet counter does not move.
+ */
+import { InvalidLockPathError, ZkLockClient, ZkLockError } from '../../lib';
+import { mntr, ZooKeeperServer } from '../support/zookeeper';
+import { testRoot, ZkAdmin } from './support/zk-admin';
+
+const INVALID: unknown[] = [
+  '',
+  'no-leading-slash',
+  '/',
+  '/trailing/',
+  '/double//slash',
+  '/a/./b',
+  '/a/../b',
+  '/nul\u0000byte',
+  '/bell\u0007',
+  '/del\u007f',
+  '/emoji-\u{1F512}',
+  '/private-\uE000',
+  '/special-\uFFFE',
+  undefined,
+  42,
+];
+
+describe('invalid lock paths', () => {
+  const root = testRoot('invalid');
+  let server: ZooKeeperServer;
+  let locks: ZkLockClient;
+
+  beforeAll(async () => {
+    server = await ZooKeeperServer.start();
+    // The longest session the server allows: pings (which count as packets) come rarely.
+    locks = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs: 60_000,
+    });
+  });
+
+  afterAll(async () => {
+    await locks.close();
+    const admin = await ZkAdmin.connect(server.connectionString);
+    await admin.removeTree(root);
+    admin.close();
+    await server.stop();
+  });
+
+  const packets = async (): Promise<number> =>
+    (await mntr(server.members[0].clientPort)).zk_packets_received;
+
+  it.each(INVALID.map((path) => [JSON.stringify(path) ?? String(path), path]))(
+    'rejects %s in acquire, tryAcquire, withLock and inspect',
+    async (_label, path) => {
+      const calls: Array<() => Promise<unknown>> = [
+        () => locks.acquire(path as string),
+        () => locks.tryAcquire(path as string),
+        () => locks.withLock(path as string, () => 'ran'),
+        () => locks.inspect(path as string),
+      ];
+      for (const call of calls) {
+        const error = await call().then(
+          (value) => value,
+          (err: unknown) => err,
+        );
+        expect(error).toBeInstanceOf(InvalidLockPathError);
+        expect(error).toBeInstanceOf(ZkLockError);
+        expect((error as InvalidLockPathError).path).toBe(String(path));
+        expect((error as Error).message).toContain('Invalid lock path');
+      }
+    },
+  );
+
+  it('sends nothing to ZooKeeper for any of them', async () => {
+    const before = await packets();
+    for (const path of INVALID) {
+      await Promise.allSettled([
+        locks.acquire(path as string),
+        locks.tryAcquire(path as string),
+        locks.withLock(path as string, () => 'ran'),
+        locks.inspect(path as string),
+      ]);
+    }
+    expect(await packets()).toBe(before);
+
+    // The counter does see real traffic: a valid call moves it.
+    await (await locks.tryAcquire(`${root}/valid`))?.release();
+    expect(await packets()).toBeGreaterThan(before);
+  });
+
+  it('rejects an invalid namespace when connecting', async () => {
+    const error = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      namespace: 'no-slash',
+    }).catch((err: unknown) => err);
+    if (error instanceof ZkLockClient) await error.close();
+    expect(error).toBeInstanceOf(InvalidLockPathError);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Issue #2 §5.9: after 10,000 lock cycles over 1,000 distinct paths nothing is left behind:
+ * no znodes under the test root, no extra server watches, no extra timers, sockets or listeners.
+ */
+import { ZkLockClient } from '../../lib';
+import { mntr, ZooKeeperServer } from '../support/zookeeper';
+import { snapshotResources } from './support/resources';
+import { testRoot, ZkAdmin } from './support/zk-admin';
+
+const CYCLES = 10_000;
+const PATHS = 1_000;
+const CONCURRENCY = 50;
+
+describe('resource hygiene over many lock cycles', () => {
+  const root = testRoot('leaks');
+  let server: ZooKeeperServer;
+  let admin: ZkAdmin;
+
+  beforeAll(async () => {
+    server = await ZooKeeperServer.start();
+    admin = await ZkAdmin.connect(server.connectionString);
+  });
+
+  afterAll(async () => {
+    await admin.removeTree(root);
+    admin.close();
+    await server.stop();
+  });
+
+  const port = (): number => server.members[0].clientPort;
+  const watchCount = async (): Promise<number> => (await mntr(port())).zk_watch_count;
+
+  /** Polls until `done()` or 15 s, then returns; the caller asserts the final values. */
+  const settle = async (done: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 300 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it('10,000 cycles over 1,000 paths leave no znodes, watches, timers or listeners', async () => {
+    const locks = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs: 10_000,
+      namespace: root,
+      parentCleanupDelayMs: 100,
+    });
+    const shared = new AbortController();
+    await locks.withLock('/warm-up', () => undefined);
+    await settle(async () => (await admin.countDescendants(root)) === 0);
+    const watchesBefore = await watchCount();
+    const before = snapshotResources({ client: locks, process, signal: shared.signal });
+
+    let completed = 0;
+    const worker = async (w: number): Promise<void> => {
+      for (let k = w; k < CYCLES; k += CONCURRENCY) {
+        const path = `/p-${(k * 7) % PATHS}`;
+        if (k % 3 === 0) {
+          const lock = await locks.acquire(path, { waitTimeoutMs: 30_000, signal: shared.signal });
+          await lock.release();
+        } else if (k % 3 === 1) {
+          await locks.withLock(path, () => undefined);
+        } else {
+          await (await locks.tryAcquire(path))?.release();
+        }
+        completed++;
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+    expect(completed).toBe(CYCLES);
+
+    await settle(
+      async () =>
+        (await admin.countDescendants(root)) === 0 && (await watchCount()) === watchesBefore,
+    );
+    expect(await admin.countDescendants(root)).toBe(0);
+    expect(await watchCount()).toBe(watchesBefore);
+    const after = snapshotResources({ client: locks, process, signal: shared.signal });
+    expect(after.active).toEqual(before.active);
+    expect(after.listeners).toEqual(before.listeners);
+
+    await locks.close();
+    expect(await admin.countDescendants(root)).toBe(0);
+  });
+
+  it('close() right after releasing leaves no empty lock nodes behind', async () => {
+    const locks = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs: 10_000,
+      namespace: root,
+    });
+    for (let i = 0; i < 20; i++) await locks.withLock(`/closing-${i}`, () => undefined);
+    const held = await locks.acquire('/held-at-close');
+    await locks.close();
+    expect(held.state).toBe('released');
+    expect(await admin.children(root)).toEqual([]);
+  });
+});

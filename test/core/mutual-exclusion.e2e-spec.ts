@@ -1,0 +1,58 @@
+/**
+ * Issue #2 §5.1: 4 OS processes x 8 concurrent callers take one lock and do a read-modify-write
+ * of a shared counter file with an await in the middle. Without mutual exclusion updates get lost
+ * and the enter/exit log shows overlapping critical sections.
+ */
+import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { killAllFixtures } from './support/agents';
+import { readCriticalSections } from './support/critical-log';
+import { runCycleWorkers, scratchDir } from './support/workers';
+import { testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+
+const PROCESSES = 4;
+const CALLERS = 8;
+const CYCLES = 4;
+
+describe('mutual exclusion across processes', () => {
+  const root = testRoot('mutex');
+  const scratch = scratchDir();
+  let admin: ZkAdmin;
+
+  beforeAll(async () => {
+    admin = await ZkAdmin.connect(zkConnectFromEnv());
+  });
+
+  afterAll(async () => {
+    await killAllFixtures();
+    await admin.removeTree(root);
+    admin.close();
+    scratch.remove();
+  });
+
+  it('4 processes x 8 callers: exact final count and no overlapping critical sections', async () => {
+    const counterFile = join(scratch.dir, 'counter');
+    const logFile = join(scratch.dir, 'sections.log');
+    writeFileSync(counterFile, '0');
+    writeFileSync(logFile, '');
+
+    await runCycleWorkers({
+      path: `${root}/counter`,
+      processes: PROCESSES,
+      callers: CALLERS,
+      cycles: CYCLES,
+      logFile,
+      counterFile,
+      maxSleepMs: 3,
+    });
+
+    const total = PROCESSES * CALLERS * CYCLES;
+    expect(Number(readFileSync(counterFile, 'utf8'))).toBe(total);
+    const sections = readCriticalSections(logFile); // throws on any overlap
+    expect(sections).toHaveLength(total);
+    expect(new Set(sections.map((s) => s.who.split(':')[0])).size).toBe(PROCESSES);
+    for (let i = 1; i < sections.length; i++) {
+      expect(sections[i].enteredAt).toBeGreaterThanOrEqual(sections[i - 1].exitedAt);
+    }
+  });
+});

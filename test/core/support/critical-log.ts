@@ -1,0 +1,38 @@
+/** Reads the enter/exit log written by fixtures/cycle-worker.ts and checks it. */
+import { readFileSync } from 'node:fs';
+
+export interface CriticalSection {
+  who: string;
+  token: bigint;
+  enteredAt: number;
+  exitedAt: number;
+}
+
+/**
+ * Parses the log into critical sections, in the order they were entered. Throws if two sections
+ * overlap: every "enter" must be followed by the "exit" of the same caller before the next "enter".
+ */
+export function readCriticalSections(logFile: string): CriticalSection[] {
+  const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+  const sections: CriticalSection[] = [];
+  let open: { who: string; token: bigint; at: number } | undefined;
+  lines.forEach((line, index) => {
+    const [kind, who, token, at] = line.split(' ');
+    if (kind === 'enter') {
+      if (open) {
+        throw new Error(
+          `overlap at line ${index + 1}: ${who} entered while ${open.who} was inside`,
+        );
+      }
+      open = { who, token: BigInt(token), at: Number(at) };
+    } else {
+      if (!open || open.who !== who) {
+        throw new Error(`line ${index + 1}: ${who} exited but ${open?.who ?? 'nobody'} was inside`);
+      }
+      sections.push({ who, token: open.token, enteredAt: open.at, exitedAt: Number(at) });
+      open = undefined;
+    }
+  });
+  if (open) throw new Error(`${open.who} entered and never exited`);
+  return sections;
+}

@@ -1,0 +1,119 @@
+/**
+ * A plain node-zookeeper-client session for test assertions only: counts and lists znodes,
+ * removes a test root. Never used by lib/ (the library's own adapter is what is under test).
+ */
+import { randomBytes } from 'node:crypto';
+
+// node-zookeeper-client ships no types; declare only what the tests use.
+interface RawStat {
+  numChildren: number;
+  ephemeralOwner: Buffer;
+}
+interface RawClient {
+  connect(): void;
+  close(): void;
+  once(event: 'connected', listener: () => void): void;
+  getChildren(path: string, cb: (err: RawError | null, children: string[]) => void): void;
+  exists(path: string, cb: (err: RawError | null, stat: RawStat | null) => void): void;
+  remove(path: string, version: number, cb: (err: RawError | null) => void): void;
+}
+interface RawError extends Error {
+  getCode(): number;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const zookeeper = require('node-zookeeper-client') as {
+  createClient(connectionString: string, options: { sessionTimeout: number }): RawClient;
+};
+
+const NO_NODE = -101;
+
+/** `/test-<file>-<random>`: each test file works under its own root. */
+export function testRoot(file: string): string {
+  return `/test-${file}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The client port of the first server in a connection string ("127.0.0.1:2181,..."). */
+export function clientPortOf(connectionString: string): number {
+  return Number(connectionString.split(',')[0].split(':')[1]);
+}
+
+export function zkConnectFromEnv(): string {
+  const value = process.env.ZK_CONNECT;
+  if (!value)
+    throw new Error('ZK_CONNECT is not set: run through jest (its global setup starts ZooKeeper)');
+  return value;
+}
+
+export class ZkAdmin {
+  private constructor(private readonly client: RawClient) {}
+
+  static connect(connectionString: string, timeoutMs = 15_000): Promise<ZkAdmin> {
+    const client = zookeeper.createClient(connectionString, { sessionTimeout: 30_000 });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.close();
+        reject(
+          new Error(`test admin client: no session with ${connectionString} in ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      client.once('connected', () => {
+        clearTimeout(timer);
+        resolve(new ZkAdmin(client));
+      });
+      client.connect();
+    });
+  }
+
+  /** Children of `path`, or [] when it does not exist. */
+  children(path: string): Promise<string[]> {
+    return new Promise((resolve, reject) =>
+      this.client.getChildren(path, (err, children) => {
+        if (err && err.getCode() === NO_NODE) resolve([]);
+        else if (err) reject(err);
+        else resolve(children);
+      }),
+    );
+  }
+
+  exists(path: string): Promise<boolean> {
+    return new Promise((resolve, reject) =>
+      this.client.exists(path, (err, stat) => (err ? reject(err) : resolve(!!stat))),
+    );
+  }
+
+  /** Number of znodes strictly below `path` (0 when it does not exist). */
+  async countDescendants(path: string): Promise<number> {
+    let count = 0;
+    for (const child of await this.children(path)) {
+      count += 1 + (await this.countDescendants(`${path}/${child}`));
+    }
+    return count;
+  }
+
+  /** Removes `path` and everything below it; missing nodes are fine. */
+  async removeTree(path: string): Promise<void> {
+    for (const child of await this.children(path)) await this.removeTree(`${path}/${child}`);
+    await new Promise<void>((resolve, reject) =>
+      this.client.remove(path, -1, (err) =>
+        err && err.getCode() !== NO_NODE ? reject(err) : resolve(),
+      ),
+    );
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
+export async function eventually(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Issue #2 §5.6: ZooKeeper goes away under a held lock. Back within the session timeout: the
+ * session survives, the lock is still ours ('uncertain' then 'held'), its signal never aborts.
+ * Away for longer than the session timeout: the signal aborts with LockLostError, and another
+ * client can take the lock once ZooKeeper is back.
+ */
+import { ConnectionState, LockLostError, LockState, ZkLockClient } from '../../lib';
+import { ZooKeeperServer } from '../support/zookeeper';
+import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
+
+/** Long enough for a JVM restart on a busy machine. */
+const LONG_SESSION_MS = 20_000;
+const SHORT_SESSION_MS = 2_000;
+
+describe('ZooKeeper stopped and restarted under a held lock', () => {
+  const root = testRoot('restart');
+  let server: ZooKeeperServer;
+  const clients: ZkLockClient[] = [];
+
+  const connect = async (sessionTimeoutMs: number): Promise<ZkLockClient> => {
+    const client = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs,
+      connectTimeoutMs: 30_000,
+    });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    server = await ZooKeeperServer.start();
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    if (server.members[0].running) {
+      const admin = await ZkAdmin.connect(server.connectionString);
+      await admin.removeTree(root);
+      admin.close();
+    }
+    await server.stop();
+  });
+
+  it('keeps the lock through a restart shorter than the session timeout', async () => {
+    const path = `${root}/short-outage`;
+    const locks = await connect(LONG_SESSION_MS);
+    const lock = await locks.acquire(path);
+    const lockStates: LockState[] = [];
+    lock.on('uncertain', () => lockStates.push(lock.state));
+    lock.on('reconnected', () => lockStates.push(lock.state));
+    const clientStates: ConnectionState[] = [];
+    locks.on('state', (state: ConnectionState) => clientStates.push(state));
+
+    await server.members[0].stop();
+    await eventually('the holder notices the outage', () => lock.state === 'uncertain');
+    expect(lock.signal.aborted).toBe(false);
+    server.members[0].start();
+    await server.members[0].waitServing();
+    await eventually('the holder is back to held', () => lock.state === 'held', LONG_SESSION_MS);
+
+    expect(lockStates).toEqual(['uncertain', 'held']);
+    expect(clientStates).toEqual(['SUSPENDED', 'RECONNECTED']);
+    expect(lock.signal.aborted).toBe(false);
+    const other = await connect(LONG_SESSION_MS);
+    expect(await other.tryAcquire(path)).toBeNull();
+    await lock.release();
+    const next = await other.tryAcquire(path);
+    expect(next).not.toBeNull();
+    await next?.release();
+  });
+
+  it('aborts the signal with LockLostError when the outage outlasts the session', async () => {
+    const path = `${root}/long-outage`;
+    const locks = await connect(SHORT_SESSION_MS);
+    const lock = await locks.acquire(path);
+    const lostEvents: LockLostError[] = [];
+    locks.on('lost', (event: { error: LockLostError }) => lostEvents.push(event.error));
+
+    const stoppedAt = Date.now();
+    await server.members[0].stop();
+    await eventually('the signal aborts', () => lock.signal.aborted, SHORT_SESSION_MS + 10_000);
+    // Stay down for longer than the session timeout before coming back.
+    await eventually(
+      'outage longer than the session',
+      () => Date.now() - stoppedAt > SHORT_SESSION_MS + 1_000,
+    );
+    server.members[0].start();
+    await server.members[0].waitServing();
+
+    const reason = lock.signal.reason;
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect((reason as LockLostError).path).toBe(path);
+    expect(['session-expired', 'connection-lost']).toContain((reason as LockLostError).reason);
+    expect(lock.state).toBe('lost');
+    expect(lostEvents).toHaveLength(1);
+    expect(lostEvents[0].path).toBe(path);
+
+    const other = await connect(LONG_SESSION_MS);
+    const next = await other.acquire(path, { waitTimeoutMs: SHORT_SESSION_MS + 15_000 });
+    expect(next.state).toBe('held');
+    await next.release();
+  });
+});
