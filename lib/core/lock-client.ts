@@ -1,4 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { ClientClosedError, LockLostError } from './errors';
+import { HeldLock, LockHandleView } from './held-lock';
+import { inspectLock } from './inspect';
+import { OwnerScope } from './owner-scope';
+import { ParentReaper } from './parent-reaper';
+import { applyNamespace } from './paths';
+import { LockQueue, QueueHost } from './recipes/lock-queue';
 import type {
   AcquireOptions,
   ConnectionState,
@@ -6,48 +15,203 @@ import type {
   LockInspection,
   ZkLockClientOptions,
 } from './types';
+import { ZkConnection } from './zookeeper/zk-connection';
+import type { ZkSession } from './zookeeper/zk-session';
+
+const DEFAULTS = {
+  sessionTimeoutMs: 10_000,
+  connectTimeoutMs: 10_000,
+  parentCleanupDelayMs: 2_000,
+  maxNodesPerPath: 3,
+};
 
 /**
- * The framework-free entry point. (API skeleton: the engine lands in the next commits.)
+ * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
  * Events: 'acquired', 'released', 'timeout', 'lost', 'state' (see LockEvents).
  */
-export class ZkLockClient extends EventEmitter {
-  static async connect(_options: ZkLockClientOptions): Promise<ZkLockClient> {
-    throw new Error('not implemented yet');
+export class ZkLockClient extends EventEmitter implements QueueHost {
+  readonly nodeData: Buffer;
+  readonly maxNodesPerPath: number;
+  private readonly owners = new AsyncLocalStorage<OwnerScope>();
+  private readonly queues = new Map<string, LockQueue>();
+  private readonly reaper: ParentReaper;
+  private closing?: Promise<void>;
+
+  private constructor(
+    readonly connection: ZkConnection,
+    private readonly options: ZkLockClientOptions,
+  ) {
+    super();
+    this.nodeData = Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }));
+    this.maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
+    this.reaper = new ParentReaper(
+      connection,
+      options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
+      (p) => this.queues.has(p),
+    );
+    connection.on('state', (state: ConnectionState) => this.emit('state', state));
+    connection.on('session-lost', (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
+      for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
+    });
+    connection.on('session', (session: ZkSession) => this.watchSession(session));
+    this.watchSession(connection.current);
   }
+
+  /** Connects; rejects with ZooKeeperUnavailableError if no session within connectTimeoutMs. */
+  static async connect(options: ZkLockClientOptions): Promise<ZkLockClient> {
+    if (options.namespace) applyNamespace(options.namespace, '/x');
+    const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs;
+    const connection = await ZkConnection.open({
+      connectionString: options.connectionString,
+      sessionTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
+    });
+    return new ZkLockClient(connection, options);
+  }
+
   get state(): ConnectionState {
-    throw new Error('not implemented yet');
+    return this.connection.state;
   }
+
   /** Hex id of the current session. */
   get sessionId(): string {
-    throw new Error('not implemented yet');
+    return this.connection.current.id;
   }
+
   get connectionString(): string {
-    throw new Error('not implemented yet');
+    return this.options.connectionString;
   }
-  async acquire(_path: string, _options?: AcquireOptions): Promise<LockHandle> {
-    throw new Error('not implemented yet');
+
+  /**
+   * Waits for the lock. The calling async context becomes its owner: acquiring the same path
+   * again from it (or from code it starts later) re-enters without ZooKeeper traffic.
+   */
+  acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
+    return this.take(path, (queue) => queue.acquire(options)) as Promise<LockHandle>;
   }
-  async tryAcquire(_path: string): Promise<LockHandle | null> {
-    throw new Error('not implemented yet');
+
+  /** Takes the lock only if nobody holds or waits for it; null otherwise. */
+  tryAcquire(path: string): Promise<LockHandle | null> {
+    return this.take(path, (queue) => queue.tryAcquire());
   }
-  async withLock<T>(
-    _path: string,
-    _fn: (lock: LockHandle) => Promise<T> | T,
-    _options?: AcquireOptions,
-  ): Promise<T> {
-    throw new Error('not implemented yet');
+
+  /** Runs `fn` holding the lock, in its own owner scope; releases in `finally`. */
+  withLock<T>(path: string, fn: (lock: LockHandle) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+    return this.owners.run(this.owners.getStore() as OwnerScope, async () => {
+      const lock = await this.acquire(path, options);
+      try {
+        return await fn(lock);
+      } finally {
+        await lock.release();
+      }
+    });
   }
+
   /** Whether the current async context holds `path`. */
-  isHeld(_path: string): boolean {
-    throw new Error('not implemented yet');
+  isHeld(path: string): boolean {
+    const full = applyNamespace(this.options.namespace, path);
+    return !!this.owners.getStore()?.active(full);
   }
+
   /** Holder and queue of a lock path, with what each node's data records. */
-  async inspect(_path: string): Promise<LockInspection> {
-    throw new Error('not implemented yet');
+  async inspect(path: string): Promise<LockInspection> {
+    const full = applyNamespace(this.options.namespace, path);
+    return inspectLock(await this.connection.ready(), path, full);
   }
-  /** Releases every held lock at once, then closes the session. */
-  async close(): Promise<void> {
-    throw new Error('not implemented yet');
+
+  /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  // ---- QueueHost ------------------------------------------------------------------------------
+
+  onDirsCreated(dirs: string[]): void {
+    this.reaper.created(dirs);
+  }
+
+  onIdle(queue: LockQueue): void {
+    if (this.queues.get(queue.lockPath) !== queue || !queue.idle) return;
+    this.queues.delete(queue.lockPath);
+    this.reaper.schedule(queue.lockPath);
+  }
+
+  onReleased(lock: HeldLock): void {
+    this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
+  }
+
+  onLost(lock: HeldLock, error: LockLostError): void {
+    this.emit('lost', { path: lock.path, error });
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private take(path: string, run: (queue: LockQueue) => Promise<HeldLock | null>): Promise<LockHandle | null> {
+    let full: string;
+    try {
+      full = applyNamespace(this.options.namespace, path);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (this.closing) return Promise.reject(new ClientClosedError(path));
+    const scope = this.owners.getStore();
+    const held = scope?.active(full);
+    if (held) {
+      held.enter();
+      this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
+      return Promise.resolve(new LockHandleView(held));
+    }
+    // From here on, the calling context (and what it starts later) owns what this call acquires.
+    const owner = new OwnerScope(scope);
+    this.owners.enterWith(owner);
+    const startedAt = Date.now();
+    return run(this.queueFor(full, path)).then(
+      (lock) => {
+        if (!lock) return null;
+        owner.held.set(full, lock);
+        this.emit('acquired', { path, waitMs: Date.now() - startedAt, fencingToken: lock.fencingToken, reentrant: false });
+        return new LockHandleView(lock);
+      },
+      (err) => {
+        if (err?.name === 'LockTimeoutError') this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
+        throw err;
+      },
+    );
+  }
+
+  private queueFor(full: string, display: string): LockQueue {
+    let queue = this.queues.get(full);
+    if (!queue) {
+      queue = new LockQueue(this, full, display);
+      this.queues.set(full, queue);
+      this.reaper.cancel(full);
+    }
+    return queue;
+  }
+
+  private watchSession(session: ZkSession): void {
+    session.on('suspended', () => {
+      for (const q of this.queues.values()) q.onSuspended(session);
+    });
+    session.on('reconnected', () => {
+      for (const q of this.queues.values()) q.onReconnected(session);
+    });
+  }
+
+  private async shutdown(): Promise<void> {
+    const queues = [...this.queues.values()];
+    for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
+    const releases = queues.map((q) => {
+      const holder = q.holder;
+      if (!holder) return Promise.resolve();
+      holder.lose('client-closed', 'the ZkLockClient was closed');
+      return q.release(holder);
+    });
+    await Promise.all(releases);
+    await this.reaper.flush();
+    await this.connection.close();
+    this.removeAllListeners();
   }
 }

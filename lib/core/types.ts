@@ -13,6 +13,11 @@ export interface ZkLockClientOptions {
   namespace?: string;
   /** How long an empty lock node stays before this client removes it. Default 2_000. */
   parentCleanupDelayMs?: number;
+  /**
+   * Most ZooKeeper nodes one process keeps per path (its holder plus the next waiters); the rest
+   * of its callers wait in a local FIFO. Default 3.
+   */
+  maxNodesPerPath?: number;
   /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
   nodeData?: Record<string, string | number>;
 }

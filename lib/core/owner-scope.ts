@@ -1,0 +1,19 @@
+import type { HeldLock } from './held-lock';
+
+/**
+ * The locks an async execution context owns (kept in AsyncLocalStorage). A new scope starts
+ * from a copy of its parent's, so nested code sees the outer locks and can re-enter them, while
+ * siblings that started before an acquisition do not.
+ */
+export class OwnerScope {
+  readonly held: Map<string, HeldLock>;
+
+  constructor(parent?: OwnerScope) {
+    this.held = new Map(parent?.held);
+  }
+
+  active(path: string): HeldLock | undefined {
+    const lock = this.held.get(path);
+    return lock?.active ? lock : undefined;
+  }
+}

@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { CreateMode } from 'node-zookeeper-client';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import { ZkSession, Listing } from '../zookeeper/zk-session';
+import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { fencingToken, findOwnNode, nodeNamePrefix, positionOf, sequenceOf } from './lock-naming';
+
+export interface ContenderContext {
+  readonly connection: ZkConnection;
+  /** Full path of the lock node (namespace applied). */
+  readonly lockPath: string;
+  readonly nodeData: Buffer;
+  /** Our own nodes that held the lock and were released: never waited on again. */
+  readonly released: ReadonlySet<string>;
+  /** Our position may have changed (became first, or learned our place). */
+  onPosition(contender: Contender): void;
+  /** Our node disappeared while we still needed it (deleted by someone else). */
+  onVanished(contender: Contender): void;
+  /** mkdirp created these persistent nodes (candidates for cleanup). */
+  onDirsCreated(dirs: string[]): void;
+}
+
+type ContenderState = 'new' | 'creating' | 'queued' | 'gone';
+
+/**
+ * One EPHEMERAL_SEQUENTIAL node in the lock's queue: created together with the listing (one
+ * round trip), recovered by its uuid after a lost create reply, watching only its predecessor,
+ * deleted with retries.
+ */
+export class Contender {
+  readonly uuid = randomUUID();
+  session?: ZkSession;
+  name?: string;
+  sequence = -1;
+  lockNodeCzxid = 0n;
+  /** undefined: not known yet; null: first in line. */
+  predecessor: string | null | undefined = undefined;
+  ahead = 0;
+  state: ContenderState = 'new';
+  /** True while the parent child-watch from the first listing has not fired. */
+  parentWatchArmed = false;
+  /** Set by the queue when this node holds the lock (then we watch our own node). */
+  holding = false;
+  private syncing = false;
+  private syncAgain = false;
+  private selfWatchArmed = false;
+  private deletion?: Promise<void>;
+
+  constructor(private readonly ctx: ContenderContext) {}
+
+  /** The waiter gave up (or the session went) while we were busy. */
+  get abandoned(): boolean {
+    return this.state === 'gone';
+  }
+
+  get isFirst(): boolean {
+    return this.state === 'queued' && this.predecessor === null;
+  }
+
+  get nodePath(): string {
+    return `${this.ctx.lockPath}/${this.name}`;
+  }
+
+  get fencingToken(): bigint {
+    return fencingToken(this.lockNodeCzxid, this.sequence);
+  }
+
+  /** Creates our node and learns our place. Rejects with the session's error if it is lost. */
+  async enter(): Promise<void> {
+    this.state = 'creating';
+    const session = await this.ctx.connection.ready();
+    this.session = session;
+    for (;;) {
+      if (this.abandoned) return;
+      const prefix = `${this.ctx.lockPath}/${nodeNamePrefix(this.uuid)}`;
+      // Sent in the same tick: one round trip, and the listing already contains our node.
+      const created = session.create(prefix, this.ctx.nodeData, CreateMode.EPHEMERAL_SEQUENTIAL);
+      this.parentWatchArmed = true;
+      const listed = session.getChildren(this.ctx.lockPath, () => this.onParentEvent());
+      listed.catch(() => (this.parentWatchArmed = false));
+      let path: string;
+      try {
+        path = await created;
+      } catch (err) {
+        if (isNoNode(err)) {
+          this.ctx.onDirsCreated(await session.mkdirp(this.ctx.lockPath));
+          continue;
+        }
+        if (!isInDoubt(err)) throw err;
+        if (await this.recover(session)) return;
+        continue;
+      }
+      this.adopt(path.slice(path.lastIndexOf('/') + 1));
+      if (this.abandoned) return void this.remove();
+      try {
+        this.apply(await listed);
+      } catch (err) {
+        if (isSessionGone(err)) throw err;
+        await this.resync();
+      }
+      return;
+    }
+  }
+
+  /** Re-lists and re-watches (after a predecessor event or a reconnect). */
+  async resync(): Promise<void> {
+    if (this.state !== 'queued' || !this.session) return;
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    this.syncing = true;
+    try {
+      do {
+        this.syncAgain = false;
+        const listing = await this.session.getChildren(this.ctx.lockPath);
+        if (this.state !== 'queued') return;
+        this.apply(listing);
+      } while (this.syncAgain && this.state === 'queued');
+    } catch (err) {
+      if (isNoNode(err) && this.state === 'queued') this.ctx.onVanished(this);
+      // Connection loss: the reconnect handler resyncs; a lost session is handled by its owner.
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  /** Watches our own node while holding: its deletion by anyone else means the lock is lost. */
+  watchSelf(): void {
+    if (this.selfWatchArmed || this.state !== 'queued' || !this.session) return;
+    this.selfWatchArmed = true;
+    this.session
+      .getData(this.nodePath, (event) => {
+        this.selfWatchArmed = false;
+        if (event.name === 'NODE_DELETED') this.vanishedWhileHolding();
+        else this.watchSelf();
+      })
+      .catch((err) => {
+        this.selfWatchArmed = false;
+        if (isNoNode(err)) this.vanishedWhileHolding();
+      });
+  }
+
+  /** A reconnect may have dropped in-flight watch requests: arm them again. */
+  rearm(): void {
+    if (this.holding) {
+      this.selfWatchArmed = false;
+      this.watchSelf();
+    } else {
+      void this.resync();
+    }
+  }
+
+  /** Deletes our node; retries through connection loss until done or the session is gone. */
+  remove(): Promise<void> {
+    this.state = 'gone';
+    if (!this.name || !this.session) return Promise.resolve();
+    this.deletion ??= this.deleteWithRetry(this.session, this.nodePath);
+    return this.deletion;
+  }
+
+  /** Forget the node without deleting it (its session is gone, and the node with it). */
+  abandon(): void {
+    this.state = 'gone';
+  }
+
+  private async deleteWithRetry(session: ZkSession, path: string): Promise<void> {
+    for (;;) {
+      try {
+        await session.remove(path);
+        return;
+      } catch (err) {
+        if (isNoNode(err) || isSessionGone(err) || !isInDoubt(err)) return;
+        if (!(await waitUsable(session))) return;
+      }
+    }
+  }
+
+  private adopt(name: string): void {
+    this.name = name;
+    this.sequence = sequenceOf(name);
+    if (this.state === 'creating') this.state = 'queued';
+  }
+
+  private apply(listing: Listing): void {
+    if (this.state !== 'queued' || !this.name) return;
+    this.lockNodeCzxid = listing.czxid;
+    const position = positionOf(listing.children, this.name, this.ctx.released);
+    if (!position) return this.ctx.onVanished(this);
+    this.predecessor = position.predecessor;
+    this.ahead = position.ahead;
+    if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
+    this.ctx.onPosition(this);
+  }
+
+  private watchPredecessor(predecessor: string): void {
+    const session = this.session!;
+    session
+      .getData(`${this.ctx.lockPath}/${predecessor}`, () => void this.resync())
+      .catch((err) => {
+        if (isNoNode(err)) void this.resync();
+      });
+  }
+
+  private onParentEvent(): void {
+    this.parentWatchArmed = false;
+    if (this.holding) this.watchSelf();
+  }
+
+  private vanishedWhileHolding(): void {
+    if (this.state === 'queued' && this.holding) this.ctx.onVanished(this);
+  }
+
+  /**
+   * The create's reply was lost. Find our node by uuid; adopt it only if it belongs to this
+   * session, delete it otherwise. Returns true when adopted, false to create again.
+   */
+  private async recover(session: ZkSession): Promise<boolean> {
+    if (!(await waitUsable(session))) {
+      throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', this.ctx.lockPath, 'session lost during create');
+    }
+    const listing = await session.getChildren(this.ctx.lockPath);
+    const own = findOwnNode(listing.children, this.uuid);
+    if (!own) return false;
+    const path = `${this.ctx.lockPath}/${own}`;
+    const { stat } = await session.getData(path);
+    if (ZkSession.ownerOf(stat) !== session.id) {
+      await session.remove(path).catch(() => undefined);
+      return false;
+    }
+    this.adopt(own);
+    if (this.abandoned) {
+      await this.remove();
+      return true;
+    }
+    this.apply(listing);
+    return true;
+  }
+}
+
+/** Waits until the session is connected again; false if it is lost or closed instead. */
+export function waitUsable(session: ZkSession): Promise<boolean> {
+  if (session.state === 'connected') return Promise.resolve(true);
+  if (!session.alive) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const ok = (): void => done(true);
+    const gone = (): void => done(false);
+    const done = (value: boolean): void => {
+      session.off('reconnected', ok).off('connected', ok).off('lost', gone).off('closed', gone);
+      resolve(value);
+    };
+    session.on('reconnected', ok).on('connected', ok).on('lost', gone).on('closed', gone);
+  });
+}

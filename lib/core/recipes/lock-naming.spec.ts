@@ -1,0 +1,47 @@
+import { fencingToken, findOwnNode, positionOf, sequenceOf, sortContenders, sortKey } from './lock-naming';
+
+describe('lock naming (Curator-compatible)', () => {
+  it('orders by the digits after the last "lock-", whatever the uuid', () => {
+    const names = ['_c_ffff-lock-0000000003', '_c_0000-lock-0000000010', '_c_aaaa-lock-0000000001'];
+    expect(sortContenders(names)).toEqual([
+      '_c_aaaa-lock-0000000001',
+      '_c_ffff-lock-0000000003',
+      '_c_0000-lock-0000000010',
+    ]);
+  });
+
+  it('uses the LAST "lock-" (a uuid or prefix may contain it)', () => {
+    expect(sortKey('_c_x-lock-y-lock-0000000007')).toBe('0000000007');
+    expect(sequenceOf('_c_x-lock-y-lock-0000000007')).toBe(7);
+    expect(sequenceOf('foreign')).toBe(-1);
+  });
+
+  it('finds our node by its protected uuid prefix only', () => {
+    const children = ['_c_abc-lock-0000000001', '_c_abcd-lock-0000000002'];
+    expect(findOwnNode(children, 'abcd')).toBe('_c_abcd-lock-0000000002');
+    expect(findOwnNode(children, 'zzz')).toBeUndefined();
+  });
+
+  it('gives the predecessor, skipping ignored (released) nodes of our own', () => {
+    const children = ['a-lock-0000000001', 'b-lock-0000000002', 'c-lock-0000000003'];
+    expect(positionOf(children, 'c-lock-0000000003', new Set())).toEqual({
+      predecessor: 'b-lock-0000000002',
+      ahead: 2,
+    });
+    expect(positionOf(children, 'c-lock-0000000003', new Set(['b-lock-0000000002']))).toEqual({
+      predecessor: 'a-lock-0000000001',
+      ahead: 1,
+    });
+    expect(positionOf(children, 'a-lock-0000000001', new Set())).toEqual({ predecessor: null, ahead: 0 });
+    expect(positionOf(children, 'gone-lock-0000000009', new Set())).toBeNull();
+  });
+
+  it('fencing tokens grow with the sequence and across a re-created lock node', () => {
+    const first = fencingToken(100n, 41);
+    const next = fencingToken(100n, 42);
+    const afterRecreate = fencingToken(101n, 0);
+    expect(next > first).toBe(true);
+    expect(afterRecreate > next).toBe(true);
+    expect(fencingToken(100n, 2 ** 31 - 1) < fencingToken(101n, 0)).toBe(true);
+  });
+});

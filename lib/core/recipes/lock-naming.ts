@@ -1,0 +1,63 @@
+/**
+ * Naming and ordering rules, compatible with Curator's InterProcessMutex
+ * (StandardLockInternalsDriver): protected names `_c_<uuid>-lock-<seq>`, ordered by the
+ * digits after the LAST "lock-"; every child is a contender (a name without "lock-" sorts by
+ * the whole name, as in Curator).
+ */
+export const LOCK_NAME = 'lock-';
+
+/** Prefix of every node one acquisition attempt creates; the uuid finds it again after a lost reply. */
+export function protectedPrefix(uuid: string): string {
+  return `_c_${uuid}-`;
+}
+
+export function nodeNamePrefix(uuid: string): string {
+  return protectedPrefix(uuid) + LOCK_NAME;
+}
+
+export function sortKey(name: string): string {
+  const i = name.lastIndexOf(LOCK_NAME);
+  return i >= 0 ? name.slice(i + LOCK_NAME.length) : name;
+}
+
+/** The sequence ZooKeeper appended, or -1 for a node that has none. */
+export function sequenceOf(name: string): number {
+  const digits = sortKey(name);
+  return /^\d+$/.test(digits) ? Number(digits) : -1;
+}
+
+/** Contenders in lock order (first = holder). */
+export function sortContenders(children: readonly string[]): string[] {
+  return children
+    .map((name) => ({ name, key: sortKey(name) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((c) => c.name);
+}
+
+/** The child created by the attempt with this uuid, if any. */
+export function findOwnNode(children: readonly string[], uuid: string): string | undefined {
+  const prefix = protectedPrefix(uuid);
+  return children.find((c) => c.startsWith(prefix));
+}
+
+/**
+ * Fencing token = (czxid of the lock node << 32) | sequence. Within one incarnation of the lock
+ * node the sequence grows; a re-created lock node has a larger czxid (zxids only grow), so tokens
+ * grow strictly from each holder to the next, also across removal of the lock node. Needs no
+ * extra request: GET_CHILDREN2 returns the lock node's Stat with the listing.
+ */
+export function fencingToken(lockNodeCzxid: bigint, sequence: number): bigint {
+  return (lockNodeCzxid << 32n) | BigInt(sequence >>> 0);
+}
+
+/** Where `own` stands among `children`, ignoring `ignore` (our own released holder nodes). */
+export function positionOf(
+  children: readonly string[],
+  own: string,
+  ignore: ReadonlySet<string>,
+): { predecessor: string | null; ahead: number } | null {
+  const sorted = sortContenders(children.filter((c) => c === own || !ignore.has(c)));
+  const i = sorted.indexOf(own);
+  if (i < 0) return null;
+  return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i };
+}

@@ -1,0 +1,278 @@
+import { LockAbortedError, LockLostError, LockTimeoutError } from '../errors';
+import { HeldLock } from '../held-lock';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { isSessionGone } from '../zookeeper/zk-errors';
+import { Contender, ContenderContext } from './contender';
+
+/** What a queue needs from the client that owns it. */
+export interface QueueHost {
+  readonly connection: ZkConnection;
+  readonly nodeData: Buffer;
+  readonly maxNodesPerPath: number;
+  onDirsCreated(dirs: string[]): void;
+  onIdle(queue: LockQueue): void;
+  onLost(lock: HeldLock, error: LockLostError): void;
+  onReleased(lock: HeldLock): void;
+}
+
+interface Waiter {
+  readonly tryOnly: boolean;
+  readonly startedAt: number;
+  contender?: Contender;
+  done: boolean;
+  resolve(lock: HeldLock | null): void;
+  reject(error: Error): void;
+  cleanup(): void;
+}
+
+const RELEASED_MEMORY = 64;
+
+/**
+ * Two-level lock for one path in one process: a local FIFO of callers in front of the
+ * ZooKeeper queue. At most `maxNodesPerPath` callers (holder included) have a node at a time,
+ * in local arrival order, so ZooKeeper's order decides between processes (a remote node that
+ * queued earlier always goes first). When our next caller's node is right behind our holder's,
+ * the handoff happens on release without a round trip.
+ */
+export class LockQueue implements ContenderContext {
+  holder: HeldLock | null = null;
+  readonly released = new Set<string>();
+  private readonly waiters: Waiter[] = [];
+  private pending = 0;
+
+  constructor(
+    private readonly host: QueueHost,
+    readonly lockPath: string,
+    readonly displayPath: string,
+  ) {}
+
+  get connection(): ZkConnection {
+    return this.host.connection;
+  }
+  get nodeData(): Buffer {
+    return this.host.nodeData;
+  }
+  get idle(): boolean {
+    return !this.holder && this.waiters.length === 0 && this.pending === 0;
+  }
+
+  acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
+    const { waitTimeoutMs, signal } = options;
+    if (signal?.aborted) return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
+    return new Promise<HeldLock>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void => this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
+      const waiter: Waiter = {
+        tryOnly: false,
+        startedAt: Date.now(),
+        done: false,
+        resolve: resolve as (lock: HeldLock | null) => void,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      if (waitTimeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const ahead = this.holdersAhead(waiter);
+          this.cancel(waiter, new LockTimeoutError(this.displayPath, waitTimeoutMs, ahead));
+        }, waitTimeoutMs);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Takes the lock only if it is free right now (one round trip); null otherwise. */
+  tryAcquire(): Promise<HeldLock | null> {
+    if (this.holder || this.waiters.length > 0) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({
+        tryOnly: true,
+        startedAt: Date.now(),
+        done: false,
+        resolve,
+        reject,
+        cleanup: () => undefined,
+      });
+      this.pump();
+    });
+  }
+
+  /** Called by HeldLock when its last owner releases it. */
+  async release(lock: HeldLock): Promise<void> {
+    if (this.holder === lock) this.holder = null;
+    const node = lock.contender;
+    if (node.name) {
+      this.remember(node.name);
+      // Our next caller queued right behind the released node is first now: no round trip.
+      for (const w of this.waiters) {
+        if (w.contender?.predecessor === node.name) {
+          w.contender.predecessor = null;
+          w.contender.ahead = 0;
+        }
+      }
+    }
+    this.pending++;
+    const deletion = node.remove();
+    this.pump();
+    try {
+      await deletion;
+      this.host.onReleased(lock);
+    } finally {
+      this.pending--;
+      if (this.idle) this.host.onIdle(this);
+    }
+  }
+
+  /** Ends every wait (client closing); holders are left to the caller. */
+  failAll(error: Error): void {
+    for (const w of [...this.waiters]) this.cancel(w, error);
+  }
+
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    if (this.holder?.contender.session === session) {
+      const detail =
+        reason === 'session-expired'
+          ? 'the ZooKeeper session expired, so the server deleted the lock node'
+          : 'ZooKeeper was unreachable for longer than the session timeout';
+      this.holder.lose(reason, detail);
+    }
+    for (const w of this.waiters) {
+      if (w.contender?.session === session) {
+        w.contender.abandon();
+        w.contender = undefined; // queue again in the new session
+      }
+    }
+    this.pump();
+  }
+
+  onSuspended(session: ZkSession): void {
+    if (this.holder?.contender.session === session) this.holder.suspend();
+  }
+
+  onReconnected(session: ZkSession): void {
+    if (this.holder?.contender.session === session) {
+      this.holder.resume();
+      this.holder.contender.rearm();
+    }
+    for (const w of this.waiters) if (w.contender?.session === session) w.contender.rearm();
+  }
+
+  // ---- ContenderContext ---------------------------------------------------------------------
+
+  onPosition(): void {
+    this.pump();
+  }
+
+  onVanished(contender: Contender): void {
+    if (this.holder?.contender === contender) {
+      this.holder.lose('node-deleted', `lock node ${contender.nodePath} was deleted by another client`);
+      return;
+    }
+    const waiter = this.waiters.find((w) => w.contender === contender);
+    if (!waiter) return;
+    contender.abandon();
+    waiter.contender = undefined; // our node was deleted under us: queue again
+    this.pump();
+  }
+
+  onDirsCreated(dirs: string[]): void {
+    this.host.onDirsCreated(dirs);
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private pump(): void {
+    if (!this.holder) {
+      const first = this.waiters.find((w) => w.contender?.isFirst);
+      if (first) this.grant(first);
+    }
+    let nodes = this.holder ? 1 : 0;
+    for (const w of this.waiters) {
+      if (nodes >= this.host.maxNodesPerPath) break;
+      if (!w.contender) this.startContender(w);
+      nodes++;
+    }
+    for (const w of [...this.waiters]) {
+      // A try that learned its place without being first gives up at once.
+      if (w.tryOnly && w.contender && w.contender.predecessor !== undefined && !w.contender.isFirst) {
+        this.cancel(w, null);
+      }
+    }
+  }
+
+  private startContender(waiter: Waiter): void {
+    const contender = new Contender(this);
+    waiter.contender = contender;
+    contender.enter().then(
+      () => {
+        // A waiter that gave up meanwhile: cancel() asked the contender to go, and enter()
+        // deletes the node itself once it knows its name.
+        if (!waiter.done) this.pump();
+      },
+      (err) => {
+        if (waiter.contender === contender) waiter.contender = undefined;
+        if (waiter.done) return;
+        if (isSessionGone(err)) this.pump();
+        else this.cancel(waiter, err);
+      },
+    );
+  }
+
+  private grant(waiter: Waiter): void {
+    this.finish(waiter);
+    const contender = waiter.contender!;
+    const lock = new HeldLock(
+      this.displayPath,
+      contender,
+      (l) => this.release(l),
+      (l, e) => this.host.onLost(l, e),
+    );
+    this.holder = lock;
+    contender.holding = true;
+    // The child watch from the first listing covers an immediate holder; else watch our node.
+    if (!contender.parentWatchArmed) contender.watchSelf();
+    waiter.resolve(lock);
+  }
+
+  /** Ends a wait with an error, or with null for a try; its node (if any) is deleted. */
+  private cancel(waiter: Waiter, error: Error | null): void {
+    if (waiter.done) return;
+    this.finish(waiter);
+    const contender = waiter.contender;
+    if (error) waiter.reject(error);
+    else waiter.resolve(null);
+    if (contender) {
+      this.pending++;
+      void contender.remove().finally(() => {
+        this.pending--;
+        if (this.idle) this.host.onIdle(this);
+      });
+    }
+    this.pump();
+    if (this.idle) this.host.onIdle(this);
+  }
+
+  private finish(waiter: Waiter): void {
+    waiter.done = true;
+    waiter.cleanup();
+    const i = this.waiters.indexOf(waiter);
+    if (i >= 0) this.waiters.splice(i, 1);
+  }
+
+  private holdersAhead(waiter: Waiter): number {
+    const local = this.waiters.indexOf(waiter) + (this.holder ? 1 : 0);
+    return Math.max(local, waiter.contender?.ahead ?? 0);
+  }
+
+  private remember(name: string): void {
+    this.released.add(name);
+    if (this.released.size > RELEASED_MEMORY) {
+      this.released.delete(this.released.values().next().value as string);
+    }
+  }
+}

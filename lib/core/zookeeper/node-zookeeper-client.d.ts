@@ -1,0 +1,35 @@
+// Minimal typing of the parts of node-zookeeper-client 1.1.3 the adapter uses (its @types are incomplete).
+declare module 'node-zookeeper-client' {
+  import { EventEmitter } from 'node:events';
+  export interface Stat {
+    czxid: Buffer;
+    mzxid: Buffer;
+    ephemeralOwner: Buffer;
+    version: number;
+    cversion: number;
+    numChildren: number;
+  }
+  export interface WatcherEvent {
+    type: number;
+    name: string;
+    path: string;
+    getType(): number;
+  }
+  export type Watcher = (event: WatcherEvent) => void;
+  export interface Client extends EventEmitter {
+    connectionManager: any;
+    connect(): void;
+    close(): void;
+    getSessionId(): Buffer;
+    getSessionTimeout(): number;
+    getState(): { name: string; code: number };
+    create(path: string, data: Buffer | null, acls: unknown[], mode: number, cb: (err: any, path: string) => void): void;
+    remove(path: string, version: number, cb: (err: any) => void): void;
+    exists(path: string, watcher: Watcher | undefined, cb: (err: any, stat: Stat | null) => void): void;
+    getData(path: string, watcher: Watcher | undefined, cb: (err: any, data: Buffer | null, stat: Stat) => void): void;
+    getChildren(path: string, watcher: Watcher | undefined, cb: (err: any, children: string[], stat: Stat) => void): void;
+  }
+  export function createClient(connectionString: string, options?: Record<string, unknown>): Client;
+  export const ACL: { OPEN_ACL_UNSAFE: unknown[] };
+  export const CreateMode: { PERSISTENT: number; EPHEMERAL: number; PERSISTENT_SEQUENTIAL: number; EPHEMERAL_SEQUENTIAL: number };
+}

@@ -1,0 +1,47 @@
+/** ZooKeeper error codes we act on (org.apache.zookeeper.KeeperException.Code). */
+export const ZkCode = {
+  CONNECTION_LOSS: -4,
+  NO_NODE: -101,
+  NODE_EXISTS: -110,
+  NOT_EMPTY: -111,
+  SESSION_EXPIRED: -112,
+  /** Our own: the request got no answer within requestTimeoutMs. */
+  REQUEST_TIMEOUT: -9001,
+  /** Our own: the session this request belongs to is lost or closed. */
+  SESSION_GONE: -9002,
+} as const;
+
+/** An error from a ZooKeeper request, with the server (or adapter) code. */
+export class ZkRequestError extends Error {
+  constructor(
+    readonly code: number,
+    readonly op: string,
+    readonly path: string,
+    message?: string,
+  ) {
+    super(message ?? `ZooKeeper ${op} "${path}" failed with code ${code}`);
+    this.name = 'ZkRequestError';
+  }
+}
+
+export function codeOf(err: unknown): number | undefined {
+  if (err && typeof err === 'object' && typeof (err as any).code === 'number') return (err as any).code;
+  if (err && typeof (err as any).getCode === 'function') return (err as any).getCode();
+  return undefined;
+}
+
+export const isNoNode = (err: unknown): boolean => codeOf(err) === ZkCode.NO_NODE;
+export const isNodeExists = (err: unknown): boolean => codeOf(err) === ZkCode.NODE_EXISTS;
+export const isNotEmpty = (err: unknown): boolean => codeOf(err) === ZkCode.NOT_EMPTY;
+
+/** The outcome of a write is unknown: it may or may not have been applied. */
+export function isInDoubt(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === ZkCode.CONNECTION_LOSS || code === ZkCode.REQUEST_TIMEOUT;
+}
+
+/** The session is over: its ephemeral nodes are (or will be) gone. */
+export function isSessionGone(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === ZkCode.SESSION_EXPIRED || code === ZkCode.SESSION_GONE;
+}

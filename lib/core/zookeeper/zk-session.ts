@@ -1,0 +1,296 @@
+import { EventEmitter } from 'node:events';
+import * as zookeeper from 'node-zookeeper-client';
+import { ZkCode, ZkRequestError, codeOf } from './zk-errors';
+import { SessionClock } from './session-clock';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STATES as Record<string, number>;
+
+export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
+
+export interface ZkSessionOptions {
+  connectionString: string;
+  sessionTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export interface Listing {
+  children: string[];
+  /** czxid of the listed node (the lock node), as a bigint. */
+  czxid: bigint;
+}
+
+/**
+ * One ZooKeeper session over one node-zookeeper-client Client, with promises, request timeouts,
+ * and our own liveness clock (see SessionClock). Events: 'connected', 'suspended', 'reconnected',
+ * 'lost' (reason: 'session-expired' | 'connection-lost'), 'closed'.
+ * A lost session is never revived: the owner creates a new ZkSession.
+ */
+export class ZkSession extends EventEmitter {
+  state: SessionState = 'connecting';
+  /** Hex session id, known once connected. */
+  id = '';
+  private readonly client: zookeeper.Client;
+  private readonly clock: SessionClock;
+  private closing = false;
+  private finished = false;
+  private closedPromise?: Promise<void>;
+  private resolveClosed?: () => void;
+
+  constructor(private readonly options: ZkSessionOptions) {
+    super();
+    this.setMaxListeners(0);
+    this.client = zookeeper.createClient(options.connectionString, {
+      sessionTimeout: options.sessionTimeoutMs,
+      spinDelay: 200,
+      retries: 0,
+    });
+    this.clock = new SessionClock(options.sessionTimeoutMs, {
+      onSilent: () => this.dropSocket(),
+      onStuckConnecting: () => this.dropSocket(),
+      onExpiredByClock: () => this.markLost('connection-lost'),
+    });
+    this.instrument(this.client.connectionManager);
+    this.client.on('state', (s: { name: string }) => this.onClientState(s.name));
+  }
+
+  get connectionString(): string {
+    return this.options.connectionString;
+  }
+
+  get alive(): boolean {
+    return this.state === 'connected' || this.state === 'suspended' || this.state === 'connecting';
+  }
+
+  start(): void {
+    this.clock.start();
+    this.client.connect();
+  }
+
+  /** Resolves once connected; rejects when `timeoutMs` passes or the session ends first. */
+  waitConnected(timeoutMs: number): Promise<void> {
+    if (this.state === 'connected') return Promise.resolve();
+    if (!this.alive) return Promise.reject(this.goneError('connect', '/'));
+    return new Promise((resolve, reject) => {
+      const done = (err?: Error): void => {
+        clearTimeout(timer);
+        this.off('connected', onOk).off('reconnected', onOk).off('lost', onGone).off('closed', onGone);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onOk = (): void => done();
+      const onGone = (): void => done(this.goneError('connect', '/'));
+      const timer = setTimeout(
+        () => done(new ZkRequestError(ZkCode.REQUEST_TIMEOUT, 'connect', '/', `no session within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.on('connected', onOk).on('reconnected', onOk).on('lost', onGone).on('closed', onGone);
+    });
+  }
+
+  // ---- requests -------------------------------------------------------------------------
+
+  create(path: string, data: Buffer | null, mode: number): Promise<string> {
+    return this.call('create', path, (cb) =>
+      this.client.create(path, data, zookeeper.ACL.OPEN_ACL_UNSAFE, mode, cb),
+    );
+  }
+
+  /** Creates `path` and its missing ancestors (persistent); returns the ones it created. */
+  async mkdirp(path: string): Promise<string[]> {
+    const created: string[] = [];
+    const segments = path.split('/').slice(1);
+    for (let i = 1; i <= segments.length; i++) {
+      const p = '/' + segments.slice(0, i).join('/');
+      try {
+        await this.create(p, null, zookeeper.CreateMode.PERSISTENT);
+        created.push(p);
+      } catch (err) {
+        if (codeOf(err) !== ZkCode.NODE_EXISTS) throw err;
+      }
+    }
+    return created;
+  }
+
+  remove(path: string): Promise<void> {
+    return this.call('delete', path, (cb) => this.client.remove(path, -1, cb));
+  }
+
+  async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
+    const [children, stat] = await this.call<[string[], zookeeper.Stat]>('getChildren', path, (cb) =>
+      this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
+    );
+    return { children, czxid: stat.czxid.readBigUInt64BE(0) };
+  }
+
+  /** Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). */
+  getData(path: string, watcher?: zookeeper.Watcher): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
+    return this.call('getData', path, (cb) =>
+      this.client.getData(path, watcher, (err, data, stat) => cb(err, { data, stat })),
+    );
+  }
+
+  /** Hex session id of an ephemeral node's owner ('0' for a persistent node). */
+  static ownerOf(stat: zookeeper.Stat): string {
+    return stat.ephemeralOwner.readBigUInt64BE(0).toString(16);
+  }
+
+  private call<T>(op: string, path: string, send: (cb: (err: any, value: T) => void) => void): Promise<T> {
+    if (!this.alive || this.closing) return Promise.reject(this.goneError(op, path));
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        reject(new ZkRequestError(ZkCode.REQUEST_TIMEOUT, op, path, `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`));
+      }, this.options.requestTimeoutMs);
+      try {
+        send((err, value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          if (err) reject(new ZkRequestError(codeOf(err) ?? ZkCode.CONNECTION_LOSS, op, path, `ZooKeeper ${op} "${path}": ${err.message ?? err}`));
+          else resolve(value);
+        });
+      } catch (err) {
+        // node-zookeeper-client validates paths with assertions that throw synchronously.
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      }
+    });
+  }
+
+  private goneError(op: string, path: string): ZkRequestError {
+    return new ZkRequestError(ZkCode.SESSION_GONE, op, path, `ZooKeeper ${op} "${path}": session ${this.id || '(none)'} is ${this.state}`);
+  }
+
+  // ---- state ----------------------------------------------------------------------------
+
+  private onClientState(name: string): void {
+    if (this.state === 'lost' || this.state === 'closed') return;
+    if (name === 'SYNC_CONNECTED') {
+      const first = this.state === 'connecting';
+      this.id = this.client.getSessionId().toString('hex').replace(/^0+/, '') || '0';
+      this.clock.heard();
+      this.clock.connected(this.client.getSessionTimeout());
+      this.state = 'connected';
+      this.emit(first ? 'connected' : 'reconnected');
+    } else if (name === 'DISCONNECTED' && !this.closing) {
+      this.clock.disconnected();
+      if (this.state === 'connected') {
+        this.state = 'suspended';
+        this.emit('suspended');
+      }
+    } else if (name === 'EXPIRED') {
+      this.markLost('session-expired');
+    }
+  }
+
+  private markLost(reason: 'session-expired' | 'connection-lost'): void {
+    if (this.state === 'lost' || this.state === 'closed') return;
+    this.state = 'lost';
+    this.emit('lost', reason);
+    // The server may still hold this session (e.g. the whole ensemble was paused). Close it when
+    // possible so its ephemeral nodes go at once; give up after another session timeout.
+    void this.close(this.options.sessionTimeoutMs);
+  }
+
+  /** Closes the session (deleting its ephemeral nodes) and resolves when the socket is closed. */
+  close(graceMs = this.options.requestTimeoutMs): Promise<void> {
+    if (this.closedPromise) return this.closedPromise;
+    this.closedPromise = new Promise<void>((resolve) => (this.resolveClosed = resolve));
+    const cm = this.client.connectionManager;
+    const connected = cm.state === CM_STATES.CONNECTED;
+    this.closing = true;
+    const wasLost = this.state === 'lost';
+    if (connected || wasLost) {
+      // A lost session that reconnects is closed by instrument() once connected.
+      if (connected) this.client.close();
+      const timer = setTimeout(() => this.forceClosed(), graceMs);
+      this.once('socket-closed', () => clearTimeout(timer));
+    } else {
+      this.forceClosed();
+    }
+    return this.closedPromise;
+  }
+
+  private forceClosed(): void {
+    const cm = this.client.connectionManager;
+    if (cm.state !== CM_STATES.CLOSED) {
+      cm.state = CM_STATES.CLOSING;
+      cm.socket?.destroy();
+      if (!cm.socket || cm.socket.destroyed) this.finishClose();
+    } else {
+      this.finishClose();
+    }
+  }
+
+  private finishClose(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.clock.stop();
+    const cm = this.client.connectionManager;
+    cm.state = CM_STATES.CLOSED;
+    if (this.state !== 'lost') this.state = 'closed';
+    this.emit('closed');
+    this.removeAllListeners();
+    this.client.removeAllListeners();
+    const resolve = this.resolveClosed;
+    this.resolveClosed = undefined;
+    resolve?.();
+  }
+
+  private dropSocket(): void {
+    this.client.connectionManager.socket?.destroy();
+  }
+
+  /**
+   * Hooks into the client's connection manager (per instance, not its prototype):
+   * - every frame from the server feeds our liveness clock;
+   * - a frame the client cannot parse (an error code missing from its table throws) drops the
+   *   socket instead of crashing the process; the session survives, pending requests time out;
+   * - a reconnect attempt after close() is refused, and close completion is observed.
+   */
+  private instrument(cm: any): void {
+    const onData = cm.onSocketData;
+    cm.onSocketData = (buffer: Buffer) => {
+      this.clock.heard();
+      try {
+        onData.call(cm, buffer);
+      } catch {
+        cm.pendingBuffer = null;
+        cm.socket?.destroy();
+      }
+    };
+    const connect = cm.connect;
+    cm.connect = () => {
+      if (this.closing && this.state !== 'lost') {
+        cm.state = CM_STATES.CLOSED;
+        this.finishClose();
+        return;
+      }
+      this.clock.attempting();
+      connect.call(cm);
+    };
+    // No new socket once closed (the client's spin delay would otherwise open one later).
+    const findNextServer = cm.findNextServer;
+    cm.findNextServer = (cb: (server: unknown) => void) =>
+      findNextServer.call(cm, (server: unknown) => {
+        if (!this.finished) cb(server);
+      });
+    const onClosed = cm.onSocketClosed;
+    cm.onSocketClosed = (hadError: boolean) => {
+      onClosed.call(cm, hadError);
+      if (cm.state === CM_STATES.CLOSED || cm.state === CM_STATES.SESSION_EXPIRED) {
+        this.emit('socket-closed');
+        this.finishClose();
+      }
+    };
+    const setState = cm.setState;
+    cm.setState = (s: number) => {
+      setState.call(cm, s);
+      // A lost session that managed to reconnect: close it now so its nodes go at once.
+      if (s === CM_STATES.CONNECTED && this.state === 'lost' && this.closing) this.client.close();
+    };
+  }
+}
