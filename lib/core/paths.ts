@@ -40,6 +40,9 @@ export function applyNamespace(namespace: string | undefined, path: string): str
  */
 export function encodePathSegment(value: unknown): string {
   const text = String(value);
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
+    throw new InvalidLockPathError(text, 'a lock path value contains a lone UTF-16 surrogate; send well-formed text');
+  }
   const encoded = encodeURIComponent(text).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
   if (encoded === '.') return '%2E';
   if (encoded === '..') return '%2E%2E';
