@@ -12,10 +12,12 @@ import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
 type AnyMethod = (...args: any[]) => unknown;
-type MethodDecoratorFor<M> = <T extends M>(
+/** A method decorator; for the function form, the method's arguments must fit the function's. */
+type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
   target: object,
   key: string | symbol,
-  descriptor: TypedPropertyDescriptor<T>,
+  descriptor: TypedPropertyDescriptor<T> &
+    (Parameters<T> extends [...P, ...any[]] ? unknown : never),
 ) => TypedPropertyDescriptor<T>;
 
 /**
@@ -30,15 +32,15 @@ type MethodDecoratorFor<M> = <T extends M>(
 export function DistributedLock(
   template: string,
   options?: DistributedLockOptions,
-): MethodDecoratorFor<AnyMethod>;
+): MethodDecoratorFor<any[]>;
 export function DistributedLock<P extends unknown[]>(
   template: (...args: P) => string,
   options?: DistributedLockOptions,
-): MethodDecoratorFor<(...args: [...P, ...any[]]) => unknown>;
+): MethodDecoratorFor<P>;
 export function DistributedLock(
   template: string | ((...args: any[]) => string),
   options: DistributedLockOptions = {},
-): MethodDecoratorFor<AnyMethod> {
+): MethodDecoratorFor<any[]> {
   return (target, key, descriptor) => {
     const owner = typeof target === 'function' ? target : target.constructor;
     const where = `${owner.name}.${String(key)}`;

@@ -1,0 +1,170 @@
+import {
+  Body,
+  Controller,
+  Get,
+  INestApplication,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+} from '@nestjs/common';
+import { map, Observable, throwError, timer } from 'rxjs';
+import request from 'supertest';
+import { DistributedLock, LockEvents, LockService, ZkLockClient } from '../../lib';
+import { createLockApp, testNamespace, zkConnect } from './support/nest-app';
+
+@Controller('orders')
+class OrdersController {
+  constructor(private readonly locks: LockService) {}
+
+  @Post(':id')
+  @DistributedLock('/locks/order:<id>')
+  update(@Param('id') id: string) {
+    return {
+      heldHere: this.locks.isHeld(`/locks/order:${id}`),
+      adminHeld: this.locks.isHeld('/locks/admin'),
+    };
+  }
+
+  @Post(':id/lines')
+  @DistributedLock('/locks/<params.id>/<query.line>/<body.items.0.sku>')
+  lines(
+    @Param('id') id: string,
+    @Query('line') line: string,
+    @Body() body: { items: { sku: string }[] },
+  ) {
+    return this.locks.isHeld(`/locks/${id}/${line}/${body.items[0].sku}`);
+  }
+
+  @Get('search')
+  @DistributedLock('/locks/search:<id>')
+  search(@Query('id') id: string) {
+    return this.locks.isHeld(`/locks/search:${id}`);
+  }
+
+  @Post(':id/missing')
+  @DistributedLock('/locks/order:<id>/<body.reason>')
+  missing() {
+    throw new Error('the handler must not run without its lock value');
+  }
+
+  @Post(':id/fail')
+  @DistributedLock('/locks/fail:<id>')
+  fail(@Param('id') id: string): never {
+    throw new NotFoundException(`order ${id} not found`);
+  }
+
+  @Get(':id/stream')
+  @DistributedLock('/locks/stream:<id>')
+  stream(@Param('id') id: string): Observable<boolean> {
+    return timer(50).pipe(map(() => this.locks.isHeld(`/locks/stream:${id}`)));
+  }
+
+  @Get(':id/stream-error')
+  @DistributedLock('/locks/stream:<id>')
+  streamError(@Param('id') id: string): Observable<never> {
+    return throwError(() => new NotFoundException(`stream ${id} failed`));
+  }
+
+  @Post(':id/busy')
+  @DistributedLock('/locks/busy:<id>', { waitTimeoutMs: 300 })
+  busy() {
+    return 'ran';
+  }
+}
+
+describe('@DistributedLock on a controller handler', () => {
+  const namespace = testNamespace('http-handler');
+  let app: INestApplication;
+  let locks: LockService;
+  let other: ZkLockClient;
+  const acquired: string[] = [];
+  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event.path);
+
+  beforeAll(async () => {
+    app = await createLockApp({ controllers: [OrdersController] }, { namespace });
+    locks = app.get(LockService);
+    locks.on('acquired', onAcquired);
+    other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
+  });
+
+  afterAll(async () => {
+    locks.off('acquired', onAcquired);
+    await other.close();
+    await app.close();
+  });
+
+  beforeEach(() => (acquired.length = 0));
+
+  /** Another session can take the lock now: nobody holds it. */
+  async function isFree(path: string): Promise<boolean> {
+    const handle = await other.tryAcquire(path);
+    await handle?.release();
+    return handle !== null;
+  }
+
+  it('holds the lock named by a route param while the handler runs', async () => {
+    const res = await request(app.getHttpServer()).post('/orders/42').expect(201);
+    expect(res.body).toEqual({ heldHere: true, adminHeld: false });
+    expect(acquired).toEqual(['/locks/order:42']);
+    expect(await isFree('/locks/order:42')).toBe(true);
+  });
+
+  it('resolves explicit params, query and body scopes', async () => {
+    await request(app.getHttpServer())
+      .post('/orders/7/lines?line=2')
+      .send({ items: [{ sku: 'sku-1' }] })
+      .expect(201, 'true');
+    expect(acquired).toEqual(['/locks/7/2/sku-1']);
+  });
+
+  it('finds a bare <name> in the query when the route has no such param', async () => {
+    await request(app.getHttpServer()).get('/orders/search?id=q1').expect(200, 'true');
+    expect(acquired).toEqual(['/locks/search:q1']);
+  });
+
+  it('answers 400 and locks nothing when a template value is missing', async () => {
+    const res = await request(app.getHttpServer()).post('/orders/5/missing').send({}).expect(400);
+    expect(res.body.message).toContain('<body.reason> is missing');
+    expect(acquired).toEqual([]);
+  });
+
+  it.each([
+    ['..%2Fadmin', '/locks/order:..%2Fadmin'],
+    ['a%2Fb', '/locks/order:a%2Fb'],
+  ])('keeps the value %s inside one segment', async (raw, expected) => {
+    const res = await request(app.getHttpServer()).post(`/orders/${raw}`).expect(201);
+    expect(acquired).toEqual([expected]);
+    expect(res.body.adminHeld).toBe(false);
+  });
+
+  it('releases when the handler throws, and keeps its HTTP error', async () => {
+    const res = await request(app.getHttpServer()).post('/orders/9/fail').expect(404);
+    expect(res.body.message).toBe('order 9 not found');
+    expect(acquired).toEqual(['/locks/fail:9']);
+    expect(await isFree('/locks/fail:9')).toBe(true);
+  });
+
+  it('holds the lock until a returned Observable completes, then releases', async () => {
+    await request(app.getHttpServer()).get('/orders/3/stream').expect(200, 'true');
+    expect(await isFree('/locks/stream:3')).toBe(true);
+  });
+
+  it('releases when a returned Observable errors, and keeps its error', async () => {
+    await request(app.getHttpServer()).get('/orders/4/stream-error').expect(404);
+    expect(acquired).toEqual(['/locks/stream:4']);
+    expect(await isFree('/locks/stream:4')).toBe(true);
+  });
+
+  it('answers 409 naming the path and the wait when the lock stays busy', async () => {
+    const handle = await other.acquire('/locks/busy:1');
+    try {
+      const res = await request(app.getHttpServer()).post('/orders/1/busy').expect(409);
+      expect(res.body.message).toContain('"/locks/busy:1"');
+      expect(res.body.message).toContain('300 ms');
+    } finally {
+      await handle.release();
+    }
+    await request(app.getHttpServer()).post('/orders/1/busy').expect(201, 'ran');
+  });
+});

@@ -1,0 +1,132 @@
+import { INestApplication, Injectable } from '@nestjs/common';
+import {
+  DistributedLock,
+  encodePathSegment,
+  InvalidLockPathError,
+  LockEvents,
+  LockService,
+  LockTimeoutError,
+  ZkLockClient,
+} from '../../lib';
+import { createLockApp, testNamespace, zkConnect } from './support/nest-app';
+
+@Injectable()
+class OrdersService {
+  constructor(private readonly locks: LockService) {}
+
+  @DistributedLock('/orders/<orderId>')
+  async byName(orderId: string, _note?: string) {
+    const path = `/orders/${encodePathSegment(orderId)}`;
+    return { self: this instanceof OrdersService, held: this.locks.isHeld(path) };
+  }
+
+  @DistributedLock('/orders/<0.id>/line-<1>')
+  async positional(order: { id: string }, line: number) {
+    return this.locks.isHeld(`/orders/${order.id}/line-${line}`);
+  }
+
+  @DistributedLock((sku: string) => `/stock/${sku}`)
+  async byFunction(sku: string, _qty: number) {
+    return this.locks.isHeld(`/stock/${sku}`);
+  }
+
+  @DistributedLock('/orders/<order.id>')
+  syncMethod(order: { id?: string }) {
+    return `sync ${order.id}`;
+  }
+
+  @DistributedLock('/orders/<orderId>')
+  async failing(orderId: string): Promise<never> {
+    throw new Error(`failed inside ${orderId}`);
+  }
+
+  @DistributedLock('/orders/<nope>')
+  async unknownName(orderId: string) {
+    return orderId;
+  }
+
+  @DistributedLock('/busy/<0>', { waitTimeoutMs: 300 })
+  async busy(_key: string) {
+    return 'ran';
+  }
+}
+
+describe('@DistributedLock on a service method', () => {
+  const namespace = testNamespace('service-decorator');
+  let app: INestApplication;
+  let service: OrdersService;
+  let locks: LockService;
+  const acquired: LockEvents['acquired'][] = [];
+  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event);
+
+  beforeAll(async () => {
+    app = await createLockApp({ providers: [OrdersService] }, { namespace });
+    service = app.get(OrdersService);
+    locks = app.get(LockService);
+    locks.on('acquired', onAcquired);
+  });
+
+  afterAll(async () => {
+    locks.off('acquired', onAcquired);
+    await app.close();
+  });
+
+  beforeEach(() => (acquired.length = 0));
+
+  it('locks by the parameter a <name> names, keeping `this`', async () => {
+    await expect(service.byName('42')).resolves.toEqual({ self: true, held: true });
+    expect(acquired.map((e) => e.path)).toEqual(['/orders/42']);
+    expect(locks.isHeld('/orders/42')).toBe(false);
+  });
+
+  it('encodes the argument into one segment', async () => {
+    await expect(service.byName('a/b')).resolves.toEqual({ self: true, held: true });
+    expect(acquired.map((e) => e.path)).toEqual(['/orders/a%2Fb']);
+  });
+
+  it('locks by position: <0.id> and <1>', async () => {
+    await expect(service.positional({ id: 'o-7' }, 3)).resolves.toBe(true);
+    expect(acquired.map((e) => e.path)).toEqual(['/orders/o-7/line-3']);
+  });
+
+  it('locks by the path function called with the arguments', async () => {
+    await expect(service.byFunction('sku-9', 1)).resolves.toBe(true);
+    expect(acquired.map((e) => e.path)).toEqual(['/stock/sku-9']);
+  });
+
+  it('returns the value of a synchronous method as a promise', async () => {
+    await expect(service.syncMethod({ id: 's' })).resolves.toBe('sync s');
+  });
+
+  it('rethrows the method error unchanged and releases the lock', async () => {
+    await expect(service.failing('f')).rejects.toThrow('failed inside f');
+    expect(locks.isHeld('/orders/f')).toBe(false);
+    const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
+    try {
+      const handle = await other.tryAcquire('/orders/f');
+      expect(handle).not.toBeNull();
+      await handle?.release();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('fails with InvalidLockPathError before locking when a value is missing', async () => {
+    await expect(service.syncMethod({})).rejects.toThrow(InvalidLockPathError);
+    await expect(service.syncMethod({})).rejects.toThrow('the value of <order.id> is missing');
+    await expect(service.unknownName('x')).rejects.toThrow('has no parameter named "nope"');
+    expect(acquired).toEqual([]);
+  });
+
+  it('gives up with LockTimeoutError after the decorator waitTimeoutMs', async () => {
+    const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
+    try {
+      const handle = await other.acquire('/busy/k');
+      await expect(service.busy('k')).rejects.toThrow(LockTimeoutError);
+      await handle.release();
+      await expect(service.busy('k')).resolves.toBe('ran');
+    } finally {
+      await other.close();
+    }
+  });
+});

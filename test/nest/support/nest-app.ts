@@ -1,0 +1,62 @@
+import { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { randomUUID } from 'node:crypto';
+import { ZkLockModule, ZkLockModuleOptions } from '../../../lib';
+
+/** A root path of its own for each test file: `/test-<file>-<random>`. */
+export function testNamespace(file: string): string {
+  return `/test-${file}-${randomUUID().slice(0, 8)}`;
+}
+
+export function zkConnect(): string {
+  const connect = process.env.ZK_CONNECT;
+  if (!connect)
+    throw new Error('ZK_CONNECT is not set: run through jest (its global setup starts ZooKeeper)');
+  return connect;
+}
+
+/** A Nest application with ZkLockModule (global) on the test ZooKeeper, initialized, not listening. */
+export async function createLockApp(
+  metadata: ModuleMetadata,
+  options: Partial<ZkLockModuleOptions> & { namespace: string },
+): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    ...metadata,
+    imports: [
+      ZkLockModule.forRoot({
+        connectionString: zkConnect(),
+        sessionTimeoutMs: 4000,
+        isGlobal: true,
+        ...options,
+      }),
+      ...(metadata.imports ?? []),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: ['error'] });
+  await app.init();
+  return app;
+}
+
+/** A promise the test opens by hand, to keep a handler inside its lock. */
+export class Gate {
+  readonly opened: Promise<void>;
+  open!: () => void;
+
+  constructor() {
+    this.opened = new Promise<void>((resolve) => (this.open = resolve));
+  }
+}
+
+/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
