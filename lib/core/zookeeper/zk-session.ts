@@ -264,6 +264,7 @@ export class ZkSession extends EventEmitter {
     };
     const connect = cm.connect;
     cm.connect = () => {
+      if (this.finished) return;
       if (this.closing && this.state !== 'lost') {
         cm.state = CM_STATES.CLOSED;
         this.finishClose();
