@@ -14,7 +14,10 @@ export class ZkLockEventLogger {
     released: (e) => this.logger.debug(`Released "${e.path}" after holding it ${e.holdMs} ms`),
     timeout: (e) =>
       this.logger.warn(`Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`),
-    lost: (e) => this.logger.error(e.error.message),
+    lost: (e) =>
+      e.error.reason === 'client-closed'
+        ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
+        : this.logger.error(e.error.message),
     state: (state) => this.logState(state),
   };
   private started = false;
