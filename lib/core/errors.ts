@@ -41,7 +41,8 @@ export class LockAbortedError extends ZkLockError {
   }
 }
 
-export type LockLossReason = 'session-expired' | 'connection-lost' | 'node-deleted' | 'client-closed';
+export type LockLossReason =
+  'session-expired' | 'connection-lost' | 'node-deleted' | 'client-closed';
 
 /** A held lock is no longer ours: the work done under it must stop (see `lock.signal`). */
 export class LockLostError extends ZkLockError {
@@ -74,6 +75,8 @@ export class ZooKeeperUnavailableError extends ZkLockError {
 /** The client was closed; no new locks can be taken with it. */
 export class ClientClosedError extends ZkLockError {
   constructor(readonly path: string) {
-    super(`Cannot lock "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`);
+    super(
+      `Cannot lock "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`,
+    );
   }
 }

@@ -4,7 +4,11 @@ import { ZkSession } from './zookeeper/zk-session';
 import { isNoNode } from './zookeeper/zk-errors';
 
 /** Reads who holds a lock and who waits, with the host/pid/app each node's data records. */
-export async function inspectLock(session: ZkSession, path: string, fullPath: string): Promise<LockInspection> {
+export async function inspectLock(
+  session: ZkSession,
+  path: string,
+  fullPath: string,
+): Promise<LockInspection> {
   let children: string[];
   try {
     children = (await session.getChildren(fullPath)).children;
@@ -16,7 +20,12 @@ export async function inspectLock(session: ZkSession, path: string, fullPath: st
     sortContenders(children).map(async (name): Promise<LockNodeInfo | null> => {
       try {
         const { data, stat } = await session.getData(`${fullPath}/${name}`);
-        return { name, sequence: sequenceOf(name), sessionId: ZkSession.ownerOf(stat), data: parseData(data) };
+        return {
+          name,
+          sequence: sequenceOf(name),
+          sessionId: ZkSession.ownerOf(stat),
+          data: parseData(data),
+        };
       } catch (err) {
         if (isNoNode(err)) return null; // released while we looked
         throw err;

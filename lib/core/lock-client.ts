@@ -42,7 +42,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     private readonly options: ZkLockClientOptions,
   ) {
     super();
-    this.nodeData = Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }));
+    this.nodeData = Buffer.from(
+      JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
+    );
     this.maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
     this.reaper = new ParentReaper(
       connection,
@@ -50,9 +52,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       (p) => this.queues.has(p),
     );
     connection.on('state', (state: ConnectionState) => this.emit('state', state));
-    connection.on('session-lost', (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-      for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
-    });
+    connection.on(
+      'session-lost',
+      (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
+        for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
+      },
+    );
     connection.on('session', (session: ZkSession) => this.watchSession(session));
     this.watchSession(connection.current);
   }
@@ -97,7 +102,11 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   /** Runs `fn` holding the lock, in its own owner scope; releases in `finally`. */
-  withLock<T>(path: string, fn: (lock: LockHandle) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+  withLock<T>(
+    path: string,
+    fn: (lock: LockHandle) => Promise<T> | T,
+    options?: AcquireOptions,
+  ): Promise<T> {
     return this.owners.run(this.owners.getStore() as OwnerScope, async () => {
       const lock = await this.acquire(path, options);
       try {
@@ -148,7 +157,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private take(path: string, run: (queue: LockQueue) => Promise<HeldLock | null>): Promise<LockHandle | null> {
+  private take(
+    path: string,
+    run: (queue: LockQueue) => Promise<HeldLock | null>,
+  ): Promise<LockHandle | null> {
     let full: string;
     try {
       full = applyNamespace(this.options.namespace, path);
@@ -171,11 +183,17 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       (lock) => {
         if (!lock) return null;
         owner.held.set(full, lock);
-        this.emit('acquired', { path, waitMs: Date.now() - startedAt, fencingToken: lock.fencingToken, reentrant: false });
+        this.emit('acquired', {
+          path,
+          waitMs: Date.now() - startedAt,
+          fencingToken: lock.fencingToken,
+          reentrant: false,
+        });
         return new LockHandleView(lock);
       },
       (err) => {
-        if (err?.name === 'LockTimeoutError') this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
+        if (err?.name === 'LockTimeoutError')
+          this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
         throw err;
       },
     );

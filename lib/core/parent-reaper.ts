@@ -87,4 +87,3 @@ export class ParentReaper {
     return false;
   }
 }
-

@@ -6,14 +6,19 @@ const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
 
 /** Throws InvalidLockPathError unless `path` is a valid absolute ZooKeeper path for a lock. */
 export function validateLockPath(path: unknown): string {
-  if (typeof path !== 'string') throw new InvalidLockPathError(String(path), 'a lock path must be a string');
+  if (typeof path !== 'string')
+    throw new InvalidLockPathError(String(path), 'a lock path must be a string');
   if (!path.startsWith('/')) throw new InvalidLockPathError(path, 'it must start with "/"');
-  if (path === '/') throw new InvalidLockPathError(path, 'the root "/" cannot be a lock; use e.g. "/locks/name"');
+  if (path === '/')
+    throw new InvalidLockPathError(path, 'the root "/" cannot be a lock; use e.g. "/locks/name"');
   if (path.endsWith('/')) throw new InvalidLockPathError(path, 'it must not end with "/"');
   const bad = FORBIDDEN.exec(path);
   if (bad) {
     const code = bad[0].charCodeAt(0).toString(16).padStart(4, '0');
-    throw new InvalidLockPathError(path, `character U+${code} at index ${bad.index} is not allowed by ZooKeeper`);
+    throw new InvalidLockPathError(
+      path,
+      `character U+${code} at index ${bad.index} is not allowed by ZooKeeper`,
+    );
   }
   for (const segment of path.slice(1).split('/')) {
     if (segment === '') throw new InvalidLockPathError(path, 'it contains an empty segment ("//")');
@@ -41,9 +46,15 @@ export function applyNamespace(namespace: string | undefined, path: string): str
 export function encodePathSegment(value: unknown): string {
   const text = String(value);
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
-    throw new InvalidLockPathError(text, 'a lock path value contains a lone UTF-16 surrogate; send well-formed text');
+    throw new InvalidLockPathError(
+      text,
+      'a lock path value contains a lone UTF-16 surrogate; send well-formed text',
+    );
   }
-  const encoded = encodeURIComponent(text).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  const encoded = encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
   if (encoded === '.') return '%2E';
   if (encoded === '..') return '%2E%2E';
   return encoded;

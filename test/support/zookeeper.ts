@@ -4,7 +4,15 @@
  * Never used by lib/: this is project tooling.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  closeSync,
+} from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +24,9 @@ export function findZooKeeperClasspath(): string {
   const home = process.env.ZOOKEEPER_HOME;
   if (home) {
     if (!existsSync(join(home, 'lib'))) {
-      throw new Error(`ZOOKEEPER_HOME=${home} has no lib/ folder: point it at an unpacked ZooKeeper release.`);
+      throw new Error(
+        `ZOOKEEPER_HOME=${home} has no lib/ folder: point it at an unpacked ZooKeeper release.`,
+      );
     }
     return `${join(home, 'conf')}:${join(home, 'lib', '*')}`;
   }
@@ -37,7 +47,8 @@ function installDebianZooKeeper(): void {
   process.stderr.write('[zookeeper] installing Debian package "zookeeper" (one time)...\n');
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
   execFileSync('apt-get', ['install', '-y', '-qq', 'zookeeper'], { stdio: 'ignore', env });
-  if (!existsSync(DEBIAN_JAR)) throw new Error(`apt-get installed zookeeper but ${DEBIAN_JAR} is missing`);
+  if (!existsSync(DEBIAN_JAR))
+    throw new Error(`apt-get installed zookeeper but ${DEBIAN_JAR} is missing`);
 }
 
 /** A free TCP port on 127.0.0.1 (the OS picks it). */
@@ -59,7 +70,10 @@ export function fourLetterWord(port: number, word: string, timeoutMs = 2000): Pr
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     let out = '';
-    const timer = setTimeout(() => socket.destroy(new Error(`${word}: no answer in ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`${word}: no answer in ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.on('data', (chunk) => (out += chunk.toString()));
     socket.on('error', (err) => {
       clearTimeout(timer);
@@ -136,7 +150,10 @@ export class ZooKeeperMember {
     // SIGKILL), the watchdog kills the JVM so no orphan java process is left behind.
     this.watchdog = spawn(
       'sh',
-      ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${this.proc.pid} 2>/dev/null`],
+      [
+        '-c',
+        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${this.proc.pid} 2>/dev/null`,
+      ],
       { stdio: 'ignore', detached: true },
     );
     this.watchdog.unref();
@@ -146,11 +163,16 @@ export class ZooKeeperMember {
   async waitServing(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.running) throw new Error(`ZooKeeper member ${this.id} exited; see ${join(this.dataDir, 'server.log')}`);
+      if (!this.running)
+        throw new Error(
+          `ZooKeeper member ${this.id} exited; see ${join(this.dataDir, 'server.log')}`,
+        );
       const srvr = await fourLetterWord(this.clientPort, 'srvr', 1000).catch(() => '');
       if (/Mode: (standalone|leader|follower)/.test(srvr)) return;
       if (Date.now() > deadline) {
-        throw new Error(`ZooKeeper member ${this.id} on port ${this.clientPort} not serving after ${timeoutMs} ms`);
+        throw new Error(
+          `ZooKeeper member ${this.id} on port ${this.clientPort} not serving after ${timeoutMs} ms`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -269,7 +291,10 @@ async function distinctFreePorts(count: number): Promise<number[]> {
  * The connection string to use: ZK_CONNECT when set, else a new standalone server
  * (returned so the caller can stop it).
  */
-export async function zooKeeperFromEnv(): Promise<{ connectionString: string; server?: ZooKeeperServer }> {
+export async function zooKeeperFromEnv(): Promise<{
+  connectionString: string;
+  server?: ZooKeeperServer;
+}> {
   if (process.env.ZK_CONNECT) return { connectionString: process.env.ZK_CONNECT };
   const server = await ZooKeeperServer.start();
   return { connectionString: server.connectionString, server };

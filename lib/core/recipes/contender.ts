@@ -217,7 +217,12 @@ export class Contender {
    */
   private async recover(session: ZkSession): Promise<boolean> {
     if (!(await waitUsable(session))) {
-      throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', this.ctx.lockPath, 'session lost during create');
+      throw new ZkRequestError(
+        ZkCode.SESSION_GONE,
+        'create',
+        this.ctx.lockPath,
+        'session lost during create',
+      );
     }
     const listing = await session.getChildren(this.ctx.lockPath);
     const own = findOwnNode(listing.children, this.uuid);

@@ -1,4 +1,11 @@
-import { fencingToken, findOwnNode, positionOf, sequenceOf, sortContenders, sortKey } from './lock-naming';
+import {
+  fencingToken,
+  findOwnNode,
+  positionOf,
+  sequenceOf,
+  sortContenders,
+  sortKey,
+} from './lock-naming';
 
 describe('lock naming (Curator-compatible)', () => {
   it('orders by the digits after the last "lock-", whatever the uuid', () => {
@@ -32,7 +39,10 @@ describe('lock naming (Curator-compatible)', () => {
       predecessor: 'a-lock-0000000001',
       ahead: 1,
     });
-    expect(positionOf(children, 'a-lock-0000000001', new Set())).toEqual({ predecessor: null, ahead: 0 });
+    expect(positionOf(children, 'a-lock-0000000001', new Set())).toEqual({
+      predecessor: null,
+      ahead: 0,
+    });
     expect(positionOf(children, 'gone-lock-0000000009', new Set())).toBeNull();
   });
 

@@ -59,10 +59,12 @@ export class LockQueue implements ContenderContext {
 
   acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
     const { waitTimeoutMs, signal } = options;
-    if (signal?.aborted) return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
+    if (signal?.aborted)
+      return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
     return new Promise<HeldLock>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = (): void => this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
+      const onAbort = (): void =>
+        this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
       const waiter: Waiter = {
         tryOnly: false,
         startedAt: Date.now(),
@@ -170,7 +172,10 @@ export class LockQueue implements ContenderContext {
 
   onVanished(contender: Contender): void {
     if (this.holder?.contender === contender) {
-      this.holder.lose('node-deleted', `lock node ${contender.nodePath} was deleted by another client`);
+      this.holder.lose(
+        'node-deleted',
+        `lock node ${contender.nodePath} was deleted by another client`,
+      );
       return;
     }
     const waiter = this.waiters.find((w) => w.contender === contender);
@@ -199,7 +204,12 @@ export class LockQueue implements ContenderContext {
     }
     for (const w of [...this.waiters]) {
       // A try that learned its place without being first gives up at once.
-      if (w.tryOnly && w.contender && w.contender.predecessor !== undefined && !w.contender.isFirst) {
+      if (
+        w.tryOnly &&
+        w.contender &&
+        w.contender.predecessor !== undefined &&
+        !w.contender.isFirst
+      ) {
         this.cancel(w, null);
       }
     }

@@ -23,13 +23,36 @@ declare module 'node-zookeeper-client' {
     getSessionId(): Buffer;
     getSessionTimeout(): number;
     getState(): { name: string; code: number };
-    create(path: string, data: Buffer | null, acls: unknown[], mode: number, cb: (err: any, path: string) => void): void;
+    create(
+      path: string,
+      data: Buffer | null,
+      acls: unknown[],
+      mode: number,
+      cb: (err: any, path: string) => void,
+    ): void;
     remove(path: string, version: number, cb: (err: any) => void): void;
-    exists(path: string, watcher: Watcher | undefined, cb: (err: any, stat: Stat | null) => void): void;
-    getData(path: string, watcher: Watcher | undefined, cb: (err: any, data: Buffer | null, stat: Stat) => void): void;
-    getChildren(path: string, watcher: Watcher | undefined, cb: (err: any, children: string[], stat: Stat) => void): void;
+    exists(
+      path: string,
+      watcher: Watcher | undefined,
+      cb: (err: any, stat: Stat | null) => void,
+    ): void;
+    getData(
+      path: string,
+      watcher: Watcher | undefined,
+      cb: (err: any, data: Buffer | null, stat: Stat) => void,
+    ): void;
+    getChildren(
+      path: string,
+      watcher: Watcher | undefined,
+      cb: (err: any, children: string[], stat: Stat) => void,
+    ): void;
   }
   export function createClient(connectionString: string, options?: Record<string, unknown>): Client;
   export const ACL: { OPEN_ACL_UNSAFE: unknown[] };
-  export const CreateMode: { PERSISTENT: number; EPHEMERAL: number; PERSISTENT_SEQUENTIAL: number; EPHEMERAL_SEQUENTIAL: number };
+  export const CreateMode: {
+    PERSISTENT: number;
+    EPHEMERAL: number;
+    PERSISTENT_SEQUENTIAL: number;
+    EPHEMERAL_SEQUENTIAL: number;
+  };
 }

@@ -29,9 +29,13 @@ export class ZkConnection extends EventEmitter {
     const connection = new ZkConnection(options);
     try {
       await connection.session.waitConnected(options.connectTimeoutMs);
-    } catch (err) {
+    } catch {
       await connection.close();
-      throw new ZooKeeperUnavailableError(options.connectionString, options.connectTimeoutMs, 'a session request');
+      throw new ZooKeeperUnavailableError(
+        options.connectionString,
+        options.connectTimeoutMs,
+        'a session request',
+      );
     }
     return connection;
   }
@@ -44,9 +48,13 @@ export class ZkConnection extends EventEmitter {
   /** The current session once it is connected. */
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
     const session = this.session;
-    await session.waitConnected(timeoutMs).catch((err) => {
+    await session.waitConnected(timeoutMs).catch(() => {
       if (this.session !== session && !this.closed) return; // replaced meanwhile: retry below
-      throw new ZooKeeperUnavailableError(this.options.connectionString, timeoutMs, 'a session request');
+      throw new ZooKeeperUnavailableError(
+        this.options.connectionString,
+        timeoutMs,
+        'a session request',
+      );
     });
     if (this.session !== session) return this.ready(timeoutMs);
     return session;

@@ -25,7 +25,8 @@ export class ZkRequestError extends Error {
 }
 
 export function codeOf(err: unknown): number | undefined {
-  if (err && typeof err === 'object' && typeof (err as any).code === 'number') return (err as any).code;
+  if (err && typeof err === 'object' && typeof (err as any).code === 'number')
+    return (err as any).code;
   if (err && typeof (err as any).getCode === 'function') return (err as any).getCode();
   return undefined;
 }

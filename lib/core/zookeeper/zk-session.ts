@@ -4,7 +4,10 @@ import { ZkCode, ZkRequestError, codeOf } from './zk-errors';
 import { SessionClock } from './session-clock';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STATES as Record<string, number>;
+const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STATES as Record<
+  string,
+  number
+>;
 
 export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
 
@@ -74,14 +77,25 @@ export class ZkSession extends EventEmitter {
     return new Promise((resolve, reject) => {
       const done = (err?: Error): void => {
         clearTimeout(timer);
-        this.off('connected', onOk).off('reconnected', onOk).off('lost', onGone).off('closed', onGone);
+        this.off('connected', onOk)
+          .off('reconnected', onOk)
+          .off('lost', onGone)
+          .off('closed', onGone);
         if (err) reject(err);
         else resolve();
       };
       const onOk = (): void => done();
       const onGone = (): void => done(this.goneError('connect', '/'));
       const timer = setTimeout(
-        () => done(new ZkRequestError(ZkCode.REQUEST_TIMEOUT, 'connect', '/', `no session within ${timeoutMs} ms`)),
+        () =>
+          done(
+            new ZkRequestError(
+              ZkCode.REQUEST_TIMEOUT,
+              'connect',
+              '/',
+              `no session within ${timeoutMs} ms`,
+            ),
+          ),
         timeoutMs,
       );
       this.on('connected', onOk).on('reconnected', onOk).on('lost', onGone).on('closed', onGone);
@@ -117,14 +131,19 @@ export class ZkSession extends EventEmitter {
   }
 
   async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
-    const [children, stat] = await this.call<[string[], zookeeper.Stat]>('getChildren', path, (cb) =>
-      this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
+    const [children, stat] = await this.call<[string[], zookeeper.Stat]>(
+      'getChildren',
+      path,
+      (cb) => this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
     );
     return { children, czxid: stat.czxid.readBigUInt64BE(0) };
   }
 
   /** Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). */
-  getData(path: string, watcher?: zookeeper.Watcher): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
+  getData(
+    path: string,
+    watcher?: zookeeper.Watcher,
+  ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
     return this.call('getData', path, (cb) =>
       this.client.getData(path, watcher, (err, data, stat) => cb(err, { data, stat })),
     );
@@ -135,20 +154,39 @@ export class ZkSession extends EventEmitter {
     return stat.ephemeralOwner.readBigUInt64BE(0).toString(16);
   }
 
-  private call<T>(op: string, path: string, send: (cb: (err: any, value: T) => void) => void): Promise<T> {
+  private call<T>(
+    op: string,
+    path: string,
+    send: (cb: (err: any, value: T) => void) => void,
+  ): Promise<T> {
     if (!this.alive || this.closing) return Promise.reject(this.goneError(op, path));
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
-        reject(new ZkRequestError(ZkCode.REQUEST_TIMEOUT, op, path, `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`));
+        reject(
+          new ZkRequestError(
+            ZkCode.REQUEST_TIMEOUT,
+            op,
+            path,
+            `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`,
+          ),
+        );
       }, this.options.requestTimeoutMs);
       try {
         send((err, value) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          if (err) reject(new ZkRequestError(codeOf(err) ?? ZkCode.CONNECTION_LOSS, op, path, `ZooKeeper ${op} "${path}": ${err.message ?? err}`));
+          if (err)
+            reject(
+              new ZkRequestError(
+                codeOf(err) ?? ZkCode.CONNECTION_LOSS,
+                op,
+                path,
+                `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
+              ),
+            );
           else resolve(value);
         });
       } catch (err) {
@@ -161,7 +199,12 @@ export class ZkSession extends EventEmitter {
   }
 
   private goneError(op: string, path: string): ZkRequestError {
-    return new ZkRequestError(ZkCode.SESSION_GONE, op, path, `ZooKeeper ${op} "${path}": session ${this.id || '(none)'} is ${this.state}`);
+    return new ZkRequestError(
+      ZkCode.SESSION_GONE,
+      op,
+      path,
+      `ZooKeeper ${op} "${path}": session ${this.id || '(none)'} is ${this.state}`,
+    );
   }
 
   // ---- state ----------------------------------------------------------------------------
