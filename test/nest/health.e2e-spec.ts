@@ -1,0 +1,79 @@
+import { Controller, Get, INestApplication, Post } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import request from 'supertest';
+import { DistributedLock, LockService, ZkLockHealthIndicator, ZkLockModule } from '../../lib';
+import { ZooKeeperServer } from '../support/zookeeper';
+import { testNamespace, waitFor } from './support/nest-app';
+
+@Controller()
+class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly zookeeper: ZkLockHealthIndicator,
+  ) {}
+
+  @Get('health')
+  @HealthCheck()
+  check() {
+    return this.health.check([() => this.zookeeper.isHealthy('zookeeper')]);
+  }
+
+  @Post('work')
+  @DistributedLock('/work/<query.id>')
+  work() {
+    return 'done';
+  }
+}
+
+describe('health indicator and ZooKeeper outage', () => {
+  let server: ZooKeeperServer;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    server = await ZooKeeperServer.start();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        ZkLockModule.forRoot({
+          connectionString: server.connectionString,
+          namespace: testNamespace('health'),
+          sessionTimeoutMs: 2000,
+          requestTimeoutMs: 1000,
+          connectTimeoutMs: 1000,
+        }),
+      ],
+      controllers: [HealthController],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await server.stop();
+  });
+
+  it('reports up while connected', async () => {
+    const res = await request(app.getHttpServer()).get('/health').expect(200);
+    expect(res.body.info.zookeeper).toEqual({
+      status: 'up',
+      state: 'CONNECTED',
+      connectionString: server.connectionString,
+    });
+    await request(app.getHttpServer()).post('/work?id=1').expect(201, 'done');
+  });
+
+  it('reports down, and decorated routes answer 503, once ZooKeeper stops', async () => {
+    const locks = app.get(LockService);
+    await server.stop();
+    await waitFor(() => locks.state !== 'CONNECTED', 'the client to notice the outage');
+
+    const res = await request(app.getHttpServer()).get('/health').expect(503);
+    expect(res.body.status).toBe('error');
+    expect(res.body.error.zookeeper.status).toBe('down');
+
+    const work = await request(app.getHttpServer()).post('/work?id=2').expect(503);
+    expect(work.body.message).toContain(server.connectionString);
+  });
+});
