@@ -1,0 +1,28 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { parseOrderBody, parseOrderId } from './order-body';
+import { CancelledOrder, OrdersService, PlacedOrder } from './orders.service';
+
+/** Bodies are checked here, before the service's @DistributedLock methods take any lock. */
+@Controller('orders')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Post()
+  place(@Body() body: unknown): Promise<PlacedOrder> {
+    const { productId, quantity } = parseOrderBody(body);
+    return this.orders.placeOrder(productId, quantity);
+  }
+
+  /** The same order without the lock: oversells under concurrency. For the demo only. */
+  @Post('unsafe')
+  placeUnsafe(@Body() body: unknown): Promise<PlacedOrder> {
+    const { productId, quantity } = parseOrderBody(body);
+    return this.orders.placeOrderUnsafe(productId, quantity);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(@Param('id') id: string): Promise<CancelledOrder> {
+    return this.orders.cancel(parseOrderId(id));
+  }
+}

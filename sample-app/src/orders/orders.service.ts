@@ -1,0 +1,96 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DistributedLock, LockService } from 'nestjs-zookeeper-lock';
+import { heldFencingToken, orderLockPath, productLockPath } from '../locking/lock-paths';
+import { PaymentGateway } from '../payment/payment.gateway';
+import { InventoryStore } from '../store/inventory.store';
+import { outOfStock, productNotFound, staleFencingToken, orderNotFound } from './inventory-errors';
+import { RestockService } from './restock.service';
+
+export interface PlacedOrder {
+  orderId: number;
+  productId: string;
+  quantity: number;
+  /** The product lock's token the write was fenced with (a string: JSON has no bigint). */
+  fencingToken: string | null;
+}
+
+export interface CancelledOrder {
+  orderId: number;
+  productId: string;
+  quantity: number;
+  status: 'cancelled';
+  /** true for the one cancel that put the quantity back, false for repeats. */
+  restocked: boolean;
+}
+
+@Injectable()
+export class OrdersService {
+  private readonly logger = new Logger(OrdersService.name);
+
+  constructor(
+    private readonly store: InventoryStore,
+    private readonly locks: LockService,
+    private readonly payment: PaymentGateway,
+    private readonly restock: RestockService,
+  ) {}
+
+  /** Read, pay, write, under the product's lock; the write is fenced with the lock's token. */
+  @DistributedLock('/locks/product:<productId>')
+  async placeOrder(productId: string, quantity: number): Promise<PlacedOrder> {
+    const path = productLockPath(productId);
+    const token = await heldFencingToken(this.locks, path);
+    const claim = await this.store.claimProduct(productId, token);
+    if (claim === 'missing') throw productNotFound(productId);
+    if (claim === 'stale') throw staleFencingToken(path, token);
+    return this.sell(productId, quantity, token, path);
+  }
+
+  /** The same read-pay-write with no lock and no fence: the oversell this app demonstrates. */
+  async placeOrderUnsafe(productId: string, quantity: number): Promise<PlacedOrder> {
+    return this.sell(productId, quantity, null, productLockPath(productId));
+  }
+
+  /** Exactly one of any number of concurrent cancels puts the quantity back. */
+  @DistributedLock('/locks/order:<orderId>')
+  async cancel(orderId: number): Promise<CancelledOrder> {
+    const path = orderLockPath(orderId);
+    const token = await heldFencingToken(this.locks, path);
+    const claim = await this.store.claimOrder(orderId, token);
+    if (claim === 'missing') throw orderNotFound(orderId);
+    if (claim === 'stale') throw staleFencingToken(path, token);
+    const order = (await this.store.getOrder(orderId))!;
+    const result = { orderId, productId: order.productId, quantity: order.quantity };
+    if (order.status === 'cancelled') return { ...result, status: 'cancelled', restocked: false };
+    await this.payment.refund(orderId);
+    await this.restock.putBack(order.productId, order.quantity, orderId, token);
+    return { ...result, status: 'cancelled', restocked: true };
+  }
+
+  private async sell(
+    productId: string,
+    quantity: number,
+    token: bigint | null,
+    path: string,
+  ): Promise<PlacedOrder> {
+    const stock = await this.store.readStock(productId);
+    if (stock === null) throw productNotFound(productId);
+    if (stock < quantity) throw outOfStock(productId, quantity, stock);
+    this.logger.debug(
+      `Order ${quantity} x "${productId}": read stock ${stock}` +
+        `${token === null ? ' without a lock' : ` holding "${path}" (token ${token})`}, ` +
+        `awaiting payment (${this.payment.delayMs} ms)`,
+    );
+    await this.payment.charge(productId, quantity);
+    const orderId = await this.store.placeOrder({
+      productId,
+      quantity,
+      newStock: stock - quantity,
+      token,
+    });
+    if (orderId === null) {
+      this.logger.warn(`Fenced write refused for "${path}" (token ${token}): the lock was lost`);
+      throw staleFencingToken(path, token!);
+    }
+    return { orderId, productId, quantity, fencingToken: token === null ? null : String(token) };
+  }
+}
