@@ -1,0 +1,82 @@
+import { Controller, INestApplication, Logger, Param, Post } from '@nestjs/common';
+import { hostname } from 'node:os';
+import * as zookeeper from 'node-zookeeper-client';
+import request from 'supertest';
+import { DistributedLock, LockEvents, LockService } from '../../lib';
+import { Gate, createLockApp, testNamespace, waitFor, zkConnect } from './support/nest-app';
+
+const gate = new Gate();
+let entered = false;
+
+@Controller('jobs')
+class JobsController {
+  @Post(':id')
+  @DistributedLock('/jobs/<id>')
+  async run(@Param('id') id: string) {
+    entered = true;
+    await gate.opened;
+    return `finished ${id}`;
+  }
+}
+
+function removeNode(path: string): Promise<void> {
+  const client = zookeeper.createClient(zkConnect());
+  return new Promise<void>((resolve, reject) => {
+    client.once('connected', () =>
+      client.remove(path, -1, (err) => {
+        client.close();
+        if (err) reject(err);
+        else resolve();
+      }),
+    );
+    client.connect();
+  });
+}
+
+describe('a lock lost while the handler runs', () => {
+  const namespace = testNamespace('lost-lock');
+  let app: INestApplication;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    app = await createLockApp(
+      { controllers: [JobsController] },
+      { namespace, nodeData: { app: 'jobs' } },
+    );
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => {
+      errors.push(String(message));
+    });
+  });
+
+  afterAll(async () => {
+    gate.open();
+    jest.restoreAllMocks();
+    await app.close();
+  });
+
+  it('lets an operator see the holder, then answers 503 and logs when the node is deleted', async () => {
+    const locks = app.get(LockService);
+    const lost: LockEvents['lost'][] = [];
+    locks.on('lost', (event) => lost.push(event));
+    const response = request(app.getHttpServer())
+      .post('/jobs/7')
+      .then((res) => res);
+    await waitFor(() => entered, 'the handler to hold the lock');
+
+    const inspection = await locks.inspect('/jobs/7');
+    expect(inspection.queue).toEqual([]);
+    expect(inspection.holder?.sessionId).toBe(locks.client.sessionId);
+    expect(inspection.holder?.data).toMatchObject({
+      host: hostname(),
+      pid: process.pid,
+      app: 'jobs',
+    });
+
+    await removeNode(`${namespace}/jobs/7/${inspection.holder!.name}`);
+    const res = await response;
+    expect(res.status).toBe(503);
+    expect(res.body.message).toContain('Lost lock "/jobs/7" (node-deleted)');
+    expect(lost.map((e) => e.path)).toEqual(['/jobs/7']);
+    expect(errors.some((m) => m.includes('JobsController.run lost lock "/jobs/7"'))).toBe(true);
+  });
+});
