@@ -30,6 +30,10 @@ export interface ScenarioResult {
   zkRequestsPerOp: number;
   /** ZooKeeper packets sent by the server per operation: replies plus watch notifications. */
   zkPacketsSentPerOp: number;
+  /** CPU time of the client process(es) per operation, in microseconds. */
+  clientCpuUsPerOp?: number;
+  /** CPU time of the ZooKeeper server(s) per operation (only when the bench started them). */
+  zkCpuUsPerOp?: number;
 }
 
 /** A lock scenario's result compared with its raw baseline from the same run. */

@@ -6,6 +6,7 @@
 import type { ZkLockClient } from '../lib';
 import { ExclusionMonitor, checkIntervals, totalViolations } from './exclusion.monitor';
 import { runLockCallers } from './lock-callers.runner';
+import { processCpuMs } from './cpu.meter';
 import type { ScenarioSize } from './bench.options';
 import type { Workload } from './workload.runner';
 
@@ -31,13 +32,11 @@ export function lockCallers(
       );
     },
     async run() {
-      const latenciesMs = await runLockCallers(
-        client,
-        { callers, opsPerCaller: size.opsPerCaller, pathOf },
-        monitor,
+      const { value: latenciesMs, cpuMs } = await processCpuMs(() =>
+        runLockCallers(client, { callers, opsPerCaller: size.opsPerCaller, pathOf }, monitor),
       );
       const detail = { counter: monitor.counterViolations, ...checkIntervals(monitor.intervals) };
-      return { latenciesMs, violations: totalViolations(detail), detail };
+      return { latenciesMs, violations: totalViolations(detail), detail, clientCpuMs: cpuMs };
     },
   };
 }

@@ -60,6 +60,7 @@ export async function multiProcessCallers(
         latenciesMs: done.flatMap((d) => d.latenciesMs),
         violations: totalViolations(detail),
         detail,
+        clientCpuMs: done.reduce((sum, d) => sum + d.cpuMs, 0),
       };
     },
   };

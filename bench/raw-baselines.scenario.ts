@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { EPHEMERAL_SEQUENTIAL, RawZkClient } from './raw-zk.client';
 import { inParallel, Workload } from './workload.runner';
+import { processCpuMs } from './cpu.meter';
 import type { ScenarioSize } from './bench.options';
 
 /** Node data of about the size the lock writes (host and pid). */
@@ -45,8 +46,8 @@ export function rawLoops(client: RawZkClient, root: string, size: ScenarioSize):
     },
     async run() {
       const latenciesMs: number[] = [];
-      await loops(size.opsPerCaller, latenciesMs);
-      return { latenciesMs, violations: 0 };
+      const { cpuMs } = await processCpuMs(() => loops(size.opsPerCaller, latenciesMs));
+      return { latenciesMs, violations: 0, clientCpuMs: cpuMs };
     },
   };
 }

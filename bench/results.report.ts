@@ -12,19 +12,22 @@ const COLUMNS: Array<[string, (r: ScenarioResult) => string]> = [
   ['violations', (r) => String(r.violations)],
   ['zk req/op', (r) => r.zkRequestsPerOp.toFixed(2)],
   ['zk sent/op', (r) => r.zkPacketsSentPerOp.toFixed(2)],
+  ['client cpu us/op', (r) => r.clientCpuUsPerOp?.toFixed(0) ?? '-'],
+  ['zk cpu us/op', (r) => r.zkCpuUsPerOp?.toFixed(0) ?? '-'],
 ];
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table; `left[i]` left-aligns column i (the others are numbers, right-aligned). */
+function table(header: string[], rows: string[][], left: boolean[] = [true]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     '| ' +
     cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .map((cell, i) => (left[i] ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
       .join(' | ') +
     ' |';
   const rule =
     '|' +
-    widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|') +
+    widths.map((w, i) => (left[i] ? ':' : '-') + '-'.repeat(w) + (left[i] ? '-' : ':')).join('|') +
     '|';
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -46,6 +49,7 @@ export function targetsTable(checks: TargetCheck[]): string {
       String(c.limit),
       c.met ? 'yes' : 'NO',
     ]),
+    [true, true],
   );
 }
 

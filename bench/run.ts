@@ -9,6 +9,7 @@ import { BenchOptions, parseBenchArgs, sizeOf, USAGE } from './bench.options';
 import { SCENARIOS, ScenarioName, ScenarioResult } from './bench.types';
 import { lockCallers } from './lock-scenarios.scenario';
 import { machineSummary } from './machine.info';
+import { ServerCpuMeter } from './cpu.meter';
 import { multiProcessCallers } from './multi-process.scenario';
 import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
@@ -35,6 +36,7 @@ interface Context {
   /** The in-process scenarios' client, connected on first use. */
   locks: () => Promise<ZkLockClient>;
   counter: ZkRequestCounter;
+  serverCpu: ServerCpuMeter;
   /** Run last-in first-out when the bench ends, also after a failed or hung scenario. */
   cleanup: Array<() => Promise<void> | void>;
 }
@@ -77,7 +79,7 @@ async function measure(
   process.stderr.write(
     `[bench] ${name}: ${workload.processes} x ${workload.callers / workload.processes} callers...`,
   );
-  const result = await measureWorkload(name, workload, ctx.counter);
+  const result = await measureWorkload(name, workload, ctx.counter, ctx.serverCpu);
   process.stderr.write(` ${result.opsPerSec} ops/s, p50 ${result.p50Ms} ms\n`);
   return result;
 }
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       locks: lockClient,
       counter: new ZkRequestCounter(connectionString),
       cleanup,
+      serverCpu: new ServerCpuMeter(server ? server.members.flatMap((m) => m.pid ?? []) : []),
     };
     await raw.mkdirp(`${root}/locks`);
     console.log(await machineSummary(connectionString, options.quick));

@@ -7,6 +7,7 @@
 import { ZkLockClient } from '../lib';
 import { ExclusionMonitor } from './exclusion.monitor';
 import { runLockCallers } from './lock-callers.runner';
+import { processCpuMs } from './cpu.meter';
 
 export interface WorkerConfig {
   connectionString: string;
@@ -21,7 +22,13 @@ export type ToWorker = { type: 'phase'; phase: 'warmup' | 'run' } | { type: 'clo
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'done'; phase: 'warmup' | 'run'; latenciesMs: number[]; monitor: MonitorSnapshot }
+  | {
+      type: 'done';
+      phase: 'warmup' | 'run';
+      latenciesMs: number[];
+      monitor: MonitorSnapshot;
+      cpuMs: number;
+    }
   | { type: 'error'; message: string };
 
 export interface MonitorSnapshot {
@@ -49,13 +56,14 @@ async function main(): Promise<void> {
     }
     const { phase } = message;
     const opsPerCaller = phase === 'warmup' ? config.warmupOpsPerCaller : config.opsPerCaller;
-    runLockCallers(client, { callers: config.callers, opsPerCaller, pathOf }, monitor).then(
-      (latenciesMs) => {
+    const plan = { callers: config.callers, opsPerCaller, pathOf };
+    processCpuMs(() => runLockCallers(client, plan, monitor)).then(
+      ({ value: latenciesMs, cpuMs }) => {
         const snapshot = {
           counterViolations: monitor.counterViolations,
           intervals: monitor.intervals,
         };
-        send({ type: 'done', phase, latenciesMs, monitor: snapshot });
+        send({ type: 'done', phase, latenciesMs, monitor: snapshot, cpuMs });
       },
       (error: Error) => send({ type: 'error', message: error.stack ?? String(error) }),
     );

@@ -6,12 +6,15 @@ import { percentile, round } from './latency.stats';
 import type { ScenarioName, ScenarioResult } from './bench.types';
 import type { ZkRequestCounter } from './zk-requests.counter';
 import type { ViolationCounts } from './exclusion.monitor';
+import type { ServerCpuMeter } from './cpu.meter';
 
 export interface RunOutcome {
   /** One entry per completed operation, in milliseconds. */
   latenciesMs: number[];
   violations: number;
   detail?: ViolationCounts;
+  /** CPU ms used by the client processes during the run. */
+  clientCpuMs?: number;
 }
 
 export interface Workload {
@@ -25,12 +28,15 @@ export async function measureWorkload(
   scenario: ScenarioName,
   workload: Workload,
   counter: ZkRequestCounter,
+  serverCpu?: ServerCpuMeter,
 ): Promise<ScenarioResult> {
   await workload.warmup();
   const before = await counter.snapshot();
+  const serverCpuBefore = serverCpu?.read();
   const started = process.hrtime.bigint();
   const outcome = await workload.run();
   const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const serverCpuAfter = serverCpu?.read();
   const after = await counter.snapshot();
   const ops = outcome.latenciesMs.length;
   const perOp = (n: number) => (ops === 0 ? 0 : round(n / ops, 2));
@@ -47,6 +53,12 @@ export async function measureWorkload(
     ...(outcome.detail ? { violationDetail: outcome.detail } : {}),
     zkRequestsPerOp: perOp(after.received - before.received),
     zkPacketsSentPerOp: perOp(after.sent - before.sent),
+    ...(outcome.clientCpuMs !== undefined
+      ? { clientCpuUsPerOp: perOp(outcome.clientCpuMs * 1000) }
+      : {}),
+    ...(serverCpuBefore !== undefined && serverCpuAfter !== undefined
+      ? { zkCpuUsPerOp: perOp((serverCpuAfter - serverCpuBefore) * 1000) }
+      : {}),
   };
 }
 
