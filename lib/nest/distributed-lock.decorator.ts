@@ -12,6 +12,9 @@ import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
 type AnyMethod = (...args: any[]) => unknown;
+
+/** Wrapper -> the user's method, so stacked decorators still see its parameter names. */
+const innermost = new WeakMap<AnyMethod, AnyMethod>();
 /** A method decorator; for the function form, the method's arguments must fit the function's. */
 type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
   target: object,
@@ -46,7 +49,7 @@ export function DistributedLock(
     const where = `${owner.name}.${String(key)}`;
     const original = descriptor.value as AnyMethod | undefined;
     const spec = createSpec(template, options, where, original);
-    const names = parameterNames(original!);
+    const names = parameterNames(innermost.get(original!) ?? original!);
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       if (takeHandoff(spec)) return original!.apply(this, args);
       try {
@@ -59,6 +62,7 @@ export function DistributedLock(
       }
     };
     copyMethodMetadata(original!, wrapper);
+    innermost.set(wrapper, innermost.get(original!) ?? original!);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
     descriptor.value = wrapper as typeof descriptor.value;

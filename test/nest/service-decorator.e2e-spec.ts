@@ -45,6 +45,12 @@ class OrdersService {
     return orderId;
   }
 
+  @DistributedLock('/outer/<orderId>')
+  @DistributedLock('/inner/<orderId>')
+  async stacked(orderId: string) {
+    return [this.locks.isHeld(`/outer/${orderId}`), this.locks.isHeld(`/inner/${orderId}`)];
+  }
+
   @DistributedLock('/busy/<0>', { waitTimeoutMs: 300 })
   async busy(_key: string) {
     return 'ran';
@@ -73,9 +79,14 @@ describe('@DistributedLock on a service method', () => {
 
   beforeEach(() => (acquired.length = 0));
 
-  it('locks by the parameter a <name> names, keeping `this`', async () => {
+  it('locks by the parameter a <name> names, keeping `this`, and reports wait and hold times', async () => {
+    const released: LockEvents['released'][] = [];
+    locks.on('released', (event) => released.push(event));
     await expect(service.byName('42')).resolves.toEqual({ self: true, held: true });
     expect(acquired.map((e) => e.path)).toEqual(['/orders/42']);
+    expect(acquired[0].waitMs).toBeGreaterThanOrEqual(0);
+    expect(released.map((e) => e.path)).toEqual(['/orders/42']);
+    expect(released[0].holdMs).toBeGreaterThanOrEqual(0);
     expect(locks.isHeld('/orders/42')).toBe(false);
   });
 
@@ -92,6 +103,11 @@ describe('@DistributedLock on a service method', () => {
   it('locks by the path function called with the arguments', async () => {
     await expect(service.byFunction('sku-9', 1)).resolves.toBe(true);
     expect(acquired.map((e) => e.path)).toEqual(['/stock/sku-9']);
+  });
+
+  it('nests stacked decorators, outer first, both by parameter name', async () => {
+    await expect(service.stacked('s1')).resolves.toEqual([true, true]);
+    expect(acquired.map((e) => e.path)).toEqual(['/outer/s1', '/inner/s1']);
   });
 
   it('returns the value of a synchronous method as a promise', async () => {
@@ -122,7 +138,10 @@ describe('@DistributedLock on a service method', () => {
     const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
     try {
       const handle = await other.acquire('/busy/k');
+      const timeouts: LockEvents['timeout'][] = [];
+      locks.on('timeout', (event) => timeouts.push(event));
       await expect(service.busy('k')).rejects.toThrow(LockTimeoutError);
+      expect(timeouts).toEqual([{ path: '/busy/k', waitTimeoutMs: 300 }]);
       await handle.release();
       await expect(service.busy('k')).resolves.toBe('ran');
     } finally {

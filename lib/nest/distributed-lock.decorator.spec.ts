@@ -1,0 +1,47 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { InvalidLockPathError, ZkLockError } from '../core/errors';
+import { DistributedLock } from './distributed-lock.decorator';
+import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+
+describe('@DistributedLock when applied', () => {
+  it('rejects a broken template with the class and method in the message', () => {
+    const define = () => {
+      class Orders {
+        @DistributedLock('/locks/order:<id')
+        update(_id: string) {}
+      }
+      return Orders;
+    };
+    expect(define).toThrow(InvalidLockPathError);
+    expect(define).toThrow('"<" at index 13 is never closed with ">" (template of Orders.update)');
+  });
+
+  it('rejects a negative waitTimeoutMs', () => {
+    const define = () => {
+      class Orders {
+        @DistributedLock('/locks/<id>', { waitTimeoutMs: -1 })
+        update(_id: string) {}
+      }
+      return Orders;
+    };
+    expect(define).toThrow(ZkLockError);
+    expect(define).toThrow('Orders.update: waitTimeoutMs must be a number >= 0 (got -1)');
+  });
+
+  it('records its spec and adds the interceptor once, even when stacked', () => {
+    // (Stacked wrappers still resolve <name> from the user's method: see the service e2e spec.)
+    class Orders {
+      @DistributedLock('/outer/<id>')
+      @DistributedLock('/inner/<id>')
+      update(_id: string) {}
+    }
+    const method = Orders.prototype.update;
+    expect(Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, method).template.source).toBe(
+      '/outer/<id>',
+    );
+    expect(Reflect.getMetadata(INTERCEPTORS_METADATA, method)).toEqual([
+      DistributedLockInterceptor,
+    ]);
+  });
+});
