@@ -66,6 +66,12 @@ class OrdersController {
     return throwError(() => new NotFoundException(`stream ${id} failed`));
   }
 
+  @Post(':id/fn')
+  @DistributedLock((id: string) => `/locks/fn:${id}`, { waitTimeoutMs: 300 })
+  byFunction(@Param('id') id: string) {
+    return this.locks.isHeld(`/locks/fn:${id}`);
+  }
+
   @Post(':id/busy')
   @DistributedLock('/locks/busy:<id>', { waitTimeoutMs: 300 })
   busy() {
@@ -154,6 +160,17 @@ describe('@DistributedLock on a controller handler', () => {
     await request(app.getHttpServer()).get('/orders/4/stream-error').expect(404);
     expect(acquired).toEqual(['/locks/stream:4']);
     expect(await isFree('/locks/stream:4')).toBe(true);
+  });
+
+  it('locks by a path function called with the handler arguments, mapping errors too', async () => {
+    await request(app.getHttpServer()).post('/orders/8/fn').expect(201, 'true');
+    expect(acquired).toEqual(['/locks/fn:8']);
+    const handle = await other.acquire('/locks/fn:8');
+    try {
+      await request(app.getHttpServer()).post('/orders/8/fn').expect(409);
+    } finally {
+      await handle.release();
+    }
   });
 
   it('answers 409 naming the path and the wait when the lock stays busy', async () => {
