@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import {
   CancelWrite,
@@ -34,10 +35,16 @@ const MIGRATION_LOCK = 4_242_001;
  */
 export class PostgresInventoryStore extends InventoryStore {
   private readonly pool: Pool;
+  private readonly logger = new Logger(PostgresInventoryStore.name);
 
   constructor(connectionString: string) {
     super();
     this.pool = new Pool({ connectionString, max: 10 });
+    // An idle connection that breaks (server restart) is dropped by the pool; without a
+    // listener its 'error' event would crash the process.
+    this.pool.on('error', (err) =>
+      this.logger.warn(`Idle PostgreSQL connection dropped: ${err.message}`),
+    );
   }
 
   async migrate(): Promise<void> {
