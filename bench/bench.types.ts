@@ -34,6 +34,13 @@ export interface ScenarioResult {
   clientCpuUsPerOp?: number;
   /** CPU time of the ZooKeeper server(s) per operation (only when the bench started them). */
   zkCpuUsPerOp?: number;
+  /** same-key-4p only: the same load from 2 processes, to see requests/op grow with waiters. */
+  herdProbe?: {
+    processes: number;
+    callers: number;
+    zkRequestsPerOp: number;
+    zkPacketsSentPerOp: number;
+  };
 }
 
 /** A lock scenario's result compared with its raw baseline from the same run. */

@@ -18,6 +18,8 @@ interface Profile {
 }
 
 function area(url: string): string {
+  if (/\/(typescript|ts-node|@cspotcode)\/|node:internal\/modules/.test(url))
+    return 'startup: ts-node compile, module loading';
   if (url.includes('/node-zookeeper-client/')) return 'node-zookeeper-client';
   if (url.includes('/lib/core/')) return 'lib/core';
   if (url.includes('/bench/')) return 'bench';
@@ -48,9 +50,15 @@ function main(file: string, top: number): void {
   console.log(`total sampled: ${(total / 1000).toFixed(0)} ms`);
   for (const [name, us] of [...perArea].sort((a, b) => b[1] - a[1]))
     console.log(`${pct(us)}  ${name}`);
-  console.log('');
-  const sorted = [...perFunction].sort((a, b) => b[1] - a[1]).slice(0, top);
-  for (const [name, us] of sorted) console.log(`${pct(us)}  ${name}`);
+  // Busy time of the run itself: without idle and without ts-node's start-up work.
+  const skip = (key: string) =>
+    key.startsWith('(idle)') || /typescript|ts-node|node:internal\/modules/.test(key);
+  const busy = [...perFunction].filter(([key]) => !skip(key));
+  const busyTotal = busy.reduce((sum, [, us]) => sum + us, 0);
+  console.log(`\nbusy (no idle, no start-up): ${(busyTotal / 1000).toFixed(0)} ms; by self time:`);
+  const busyPct = (us: number) => ((100 * us) / busyTotal).toFixed(1).padStart(5) + '%';
+  const sorted = busy.sort((a, b) => b[1] - a[1]).slice(0, top);
+  for (const [name, us] of sorted) console.log(`${busyPct(us)}  ${name}`);
 }
 
 const [file, top] = process.argv.slice(2);

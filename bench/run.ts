@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { ZkLockClient } from '../lib';
 import { zooKeeperFromEnv, ZooKeeperServer } from '../test/support/zookeeper';
-import { BenchOptions, parseBenchArgs, sizeOf, USAGE } from './bench.options';
+import { BenchOptions, parseBenchArgs, ScenarioSize, sizeOf, USAGE } from './bench.options';
 import { SCENARIOS, ScenarioName, ScenarioResult } from './bench.types';
 import { lockCallers } from './lock-scenarios.scenario';
 import { machineSummary } from './machine.info';
 import { ServerCpuMeter } from './cpu.meter';
-import { multiProcessCallers } from './multi-process.scenario';
+import { MultiProcessConfig, multiProcessCallers } from './multi-process.scenario';
 import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
 import { JsonLinesWriter, resultsTable, targetsTable } from './results.report';
@@ -54,20 +54,33 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
     case 'many-keys':
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
     case 'same-key-4p': {
-      const config = {
-        connectionString: ctx.connectionString,
-        namespace,
-        path: `/${name}`,
-        processes: 4,
-      };
-      const workload = await multiProcessCallers(config, size);
-      ctx.cleanup.unshift(() => workload.close());
-      try {
-        return await measure(name, workload, ctx);
-      } finally {
-        await workload.close();
-      }
+      const config = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
+      const probe = await runProcesses(
+        name,
+        { ...config, path: `/${name}-probe`, processes: 2 },
+        size,
+        ctx,
+      );
+      const result = await runProcesses(name, { ...config, processes: 4 }, size, ctx);
+      const { processes, callers, zkRequestsPerOp, zkPacketsSentPerOp } = probe;
+      return { ...result, herdProbe: { processes, callers, zkRequestsPerOp, zkPacketsSentPerOp } };
     }
+  }
+}
+
+/** Worker processes x `size.callers` callers on one path (same-key-4p and its herd probe). */
+async function runProcesses(
+  name: ScenarioName,
+  config: MultiProcessConfig,
+  size: ScenarioSize,
+  ctx: Context,
+): Promise<ScenarioResult> {
+  const workload = await multiProcessCallers(config, size);
+  ctx.cleanup.unshift(() => workload.close());
+  try {
+    return await measure(name, workload, ctx);
+  } finally {
+    await workload.close();
   }
 }
 
@@ -121,6 +134,9 @@ async function main(): Promise<void> {
     };
     await raw.mkdirp(`${root}/locks`);
     console.log(await machineSummary(connectionString, options.quick));
+    // Warm the server's JIT first, so the first scenario does not pay for it.
+    const warm = { callers: 8, opsPerCaller: 0, warmupOpsPerCaller: options.quick ? 20 : 150 };
+    await rawLoops(raw, `${root}/warm`, warm).warmup();
     const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
     for (const name of selected) {
       try {

@@ -23,7 +23,12 @@ describe('checkTargets', () => {
       uncontended: result('uncontended', { p50Ms: 1.2 }),
       'many-keys': result('many-keys', { opsPerSec: 900 }),
       'same-key-1p': result('same-key-1p', { opsPerSec: 2500, zkRequestsPerOp: 1 }),
-      'same-key-4p': result('same-key-4p', { opsPerSec: 1100, zkRequestsPerOp: 6, violations: 1 }),
+      'same-key-4p': result('same-key-4p', {
+        opsPerSec: 1100,
+        zkRequestsPerOp: 6,
+        violations: 1,
+        herdProbe: { processes: 2, callers: 16, zkRequestsPerOp: 5, zkPacketsSentPerOp: 8 },
+      }),
     });
     const find = (scenario: string, text: string) =>
       checks.find((c) => c.scenario === scenario && c.description.includes(text));
@@ -32,7 +37,7 @@ describe('checkTargets', () => {
     expect(find('many-keys', 'ops/s')).toMatchObject({ value: 0.9, met: true });
     expect(find('same-key-1p', 'ops/s')).toMatchObject({ value: 2.5, met: false });
     expect(find('same-key-4p', 'ops/s')).toMatchObject({ value: 1.1, met: true });
-    expect(find('same-key-4p', 'extra')).toMatchObject({ value: 3, met: false });
+    expect(find('same-key-4p', 'no herd')).toMatchObject({ value: 1, met: false });
     expect(find('same-key-4p', 'violations')).toMatchObject({ value: 1, met: false });
   });
 
