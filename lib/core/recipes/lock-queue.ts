@@ -1,4 +1,9 @@
-import { LockAbortedError, LockLostError, LockTimeoutError } from '../errors';
+import {
+  LockAbortedError,
+  LockLostError,
+  LockTimeoutError,
+  ZooKeeperUnavailableError,
+} from '../errors';
 import { HeldLock } from '../held-lock';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
@@ -77,10 +82,10 @@ export class LockQueue implements ContenderContext {
         },
       };
       if (waitTimeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const ahead = this.holdersAhead(waiter);
-          this.cancel(waiter, new LockTimeoutError(this.displayPath, waitTimeoutMs, ahead));
-        }, waitTimeoutMs);
+        timer = setTimeout(
+          () => this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs)),
+          waitTimeoutMs,
+        );
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
@@ -272,6 +277,19 @@ export class LockQueue implements ContenderContext {
     waiter.cleanup();
     const i = this.waiters.indexOf(waiter);
     if (i >= 0) this.waiters.splice(i, 1);
+  }
+
+  /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */
+  private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
+    const session = this.connection.current;
+    if (session.state !== 'connected') {
+      return new ZooKeeperUnavailableError(
+        session.connectionString,
+        waitTimeoutMs,
+        `while waiting for lock "${this.displayPath}" (session ${session.state})`,
+      );
+    }
+    return new LockTimeoutError(this.displayPath, waitTimeoutMs, this.holdersAhead(waiter));
   }
 
   private holdersAhead(waiter: Waiter): number {
