@@ -10,7 +10,7 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 /** `npm run start:sample`: one instance; see README for the environment variables. */
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const level = LEVELS.indexOf((process.env.LOG_LEVEL ?? 'log') as LogLevel);
+  const level = LEVELS.indexOf(config.logLevel as LogLevel);
   const app = await NestFactory.create(AppModule.forConfig(config), {
     logger: LEVELS.slice(0, (level === -1 ? LEVELS.indexOf('log') : level) + 1),
   });

@@ -20,6 +20,8 @@ export interface AppConfig {
   stockIoDelayMs: number;
   /** DATABASE_URL: unset = SQLite under .data/, `sqlite:<file>`, or `postgres://...`. */
   database: DatabaseConfig;
+  /** LOG_LEVEL: error, warn, log (default) or debug (each lock acquire/release and order step). */
+  logLevel: string;
   /** INSTANCE_NAME, recorded in lock nodes so `inspect` shows which instance holds a lock. */
   instanceName: string;
 }
@@ -38,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     lockWaitTimeoutMs: integer(env, 'LOCK_WAIT_TIMEOUT_MS', 30_000, 1),
     stockIoDelayMs: integer(env, 'STOCK_IO_DELAY_MS', 20, 0),
     database: parseDatabaseUrl(env.DATABASE_URL),
+    logLevel: env.LOG_LEVEL || 'log',
     instanceName: env.INSTANCE_NAME || `sample-app-${process.pid}`,
   };
 }

@@ -1,0 +1,33 @@
+import { DEFAULT_SQLITE_FILE, loadConfig, parseDatabaseUrl } from './app-config';
+
+describe('app configuration', () => {
+  it('has defaults for everything: SQLite under .data/, ZooKeeper on localhost', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      zkConnect: '127.0.0.1:2181',
+      sessionTimeoutMs: 10_000,
+      stockIoDelayMs: 20,
+      database: { kind: 'sqlite', file: DEFAULT_SQLITE_FILE },
+    });
+    expect(DEFAULT_SQLITE_FILE).toMatch(/\.data[/\\]inventory\.sqlite$/);
+  });
+
+  it('reads DATABASE_URL as sqlite:<file> or postgres://', () => {
+    expect(parseDatabaseUrl('sqlite:/tmp/x.sqlite')).toEqual({
+      kind: 'sqlite',
+      file: '/tmp/x.sqlite',
+    });
+    expect(parseDatabaseUrl('postgres://u@h:5432/db')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h:5432/db',
+    });
+    expect(() => parseDatabaseUrl('mysql://x')).toThrow(/not supported.*sqlite:<file> or postgres/);
+  });
+
+  it('names the variable, the value and the default when a number is wrong', () => {
+    expect(() => loadConfig({ STOCK_IO_DELAY_MS: 'soon' })).toThrow(
+      'STOCK_IO_DELAY_MS="soon" must be an integer >= 0 (default 20).',
+    );
+  });
+});
