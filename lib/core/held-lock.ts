@@ -9,10 +9,13 @@ export class HeldLock extends EventEmitter {
   count = 1;
   readonly acquiredAt = Date.now();
   readonly fencingToken: bigint;
-  private readonly controller = new AbortController();
+  private controller?: AbortController;
+  private lostError?: LockLostError;
 
   constructor(
     readonly path: string,
+    /** Full path (namespace applied), the key of owner scopes. */
+    readonly lockPath: string,
     readonly contender: Contender,
     private readonly onExit: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
@@ -21,7 +24,12 @@ export class HeldLock extends EventEmitter {
     this.fencingToken = contender.fencingToken;
   }
 
+  /** Created on first use: most critical sections never look at it. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.lostError) this.controller.abort(this.lostError);
+    }
     return this.controller.signal;
   }
 
@@ -40,11 +48,16 @@ export class HeldLock extends EventEmitter {
     return this.onExit(this);
   }
 
+  /**
+   * The lock is no longer ours: abort the signal with a LockLostError. `client-closed` means we
+   * released it ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
+   */
   lose(reason: LockLossReason, detail: string): void {
     if (this.state === 'lost' || this.state === 'released') return;
-    this.state = 'lost';
+    this.state = reason === 'client-closed' ? 'released' : 'lost';
     const error = new LockLostError(this.path, reason, detail);
-    this.controller.abort(error);
+    this.lostError = error;
+    this.controller?.abort(error);
     this.emit('lost', error);
     this.onLost(this, error);
   }
@@ -68,6 +81,11 @@ export class LockHandleView implements LockHandle {
   private releasing?: Promise<void>;
 
   constructor(private readonly lock: HeldLock) {}
+
+  /** @internal the shared record (for owner scopes). */
+  get heldLock(): HeldLock {
+    return this.lock;
+  }
 
   get path(): string {
     return this.lock.path;

@@ -89,8 +89,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   /**
-   * Waits for the lock. The calling async context becomes its owner: acquiring the same path
-   * again from it (or from code it starts later) re-enters without ZooKeeper traffic.
+   * Waits for the lock. Inside a withLock() scope (or a @DistributedLock method) that holds
+   * `path`, re-enters at once without ZooKeeper traffic; otherwise the returned handle is the
+   * owner and must be released. It never changes the caller's async context: only withLock
+   * creates ownership scopes, so sibling tasks can never re-enter each other's locks.
    */
   acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
     return this.take(path, (queue) => queue.acquire(options)) as Promise<LockHandle>;
@@ -101,20 +103,23 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     return this.take(path, (queue) => queue.tryAcquire());
   }
 
-  /** Runs `fn` holding the lock, in its own owner scope; releases in `finally`. */
-  withLock<T>(
+  /**
+   * Runs `fn` holding the lock, in a new owner scope: code it runs (and awaits) re-enters the
+   * lock instead of waiting for itself. Releases in `finally`.
+   */
+  async withLock<T>(
     path: string,
     fn: (lock: LockHandle) => Promise<T> | T,
     options?: AcquireOptions,
   ): Promise<T> {
-    return this.owners.run(this.owners.getStore() as OwnerScope, async () => {
-      const lock = await this.acquire(path, options);
-      try {
-        return await fn(lock);
-      } finally {
-        await lock.release();
-      }
-    });
+    const lock = (await this.acquire(path, options)) as LockHandleView;
+    const scope = new OwnerScope(this.owners.getStore());
+    scope.held.set(lock.heldLock.lockPath, lock.heldLock);
+    try {
+      return await this.owners.run(scope, () => fn(lock));
+    } finally {
+      await lock.release();
+    }
   }
 
   /** Whether the current async context holds `path`. */
@@ -175,14 +180,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
       return Promise.resolve(new LockHandleView(held));
     }
-    // From here on, the calling context (and what it starts later) owns what this call acquires.
-    const owner = new OwnerScope(scope);
-    this.owners.enterWith(owner);
     const startedAt = Date.now();
     return run(this.queueFor(full, path)).then(
       (lock) => {
         if (!lock) return null;
-        owner.held.set(full, lock);
         this.emit('acquired', {
           path,
           waitMs: Date.now() - startedAt,

@@ -104,7 +104,8 @@ export class Contender {
 
   /** Re-lists and re-watches (after a predecessor event or a reconnect). */
   async resync(): Promise<void> {
-    if (this.state !== 'queued' || !this.session) return;
+    // A holder (e.g. after a local handoff) no longer needs its place in line.
+    if (this.state !== 'queued' || !this.session || this.holding) return;
     if (this.syncing) {
       this.syncAgain = true;
       return;
@@ -196,10 +197,28 @@ export class Contender {
   private watchPredecessor(predecessor: string): void {
     const session = this.session!;
     session
-      .getData(`${this.ctx.lockPath}/${predecessor}`, () => void this.resync())
+      .getData(`${this.ctx.lockPath}/${predecessor}`, (event) => {
+        if (event.name === 'NODE_DELETED') this.predecessorGone(predecessor);
+        else void this.resync();
+      })
       .catch((err) => {
-        if (isNoNode(err)) void this.resync();
+        if (isNoNode(err)) this.predecessorGone(predecessor);
       });
+  }
+
+  /**
+   * Sequence numbers only grow, so no node can appear ahead of ours: when the only node ahead
+   * is deleted we are first, without listing again (saves a round trip per handoff).
+   */
+  private predecessorGone(predecessor: string): void {
+    if (this.state !== 'queued' || this.holding || this.predecessor !== predecessor) return;
+    if (this.ahead === 1) {
+      this.predecessor = null;
+      this.ahead = 0;
+      this.ctx.onPosition(this);
+    } else {
+      void this.resync();
+    }
   }
 
   private onParentEvent(): void {

@@ -243,6 +243,7 @@ export class LockQueue implements ContenderContext {
     const contender = waiter.contender!;
     const lock = new HeldLock(
       this.displayPath,
+      this.lockPath,
       contender,
       (l) => this.release(l),
       (l, e) => this.host.onLost(l, e),

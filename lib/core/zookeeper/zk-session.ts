@@ -37,6 +37,7 @@ export class ZkSession extends EventEmitter {
   private readonly clock: SessionClock;
   private closing = false;
   private finished = false;
+  private corked?: unknown;
   private closedPromise?: Promise<void>;
   private resolveClosed?: () => void;
 
@@ -110,8 +111,11 @@ export class ZkSession extends EventEmitter {
     );
   }
 
-  /** Creates `path` and its missing ancestors (persistent); returns the ones it created. */
-  async mkdirp(path: string): Promise<string[]> {
+  /**
+   * Creates `path` and its missing ancestors (persistent); returns the ones it created. Another
+   * client may remove an empty ancestor meanwhile (lock-node cleanup): then start again.
+   */
+  async mkdirp(path: string, attempts = 10): Promise<string[]> {
     const created: string[] = [];
     const segments = path.split('/').slice(1);
     for (let i = 1; i <= segments.length; i++) {
@@ -120,6 +124,9 @@ export class ZkSession extends EventEmitter {
         await this.create(p, null, zookeeper.CreateMode.PERSISTENT);
         created.push(p);
       } catch (err) {
+        if (codeOf(err) === ZkCode.NO_NODE && attempts > 1) {
+          return [...created, ...(await this.mkdirp(path, attempts - 1))];
+        }
         if (codeOf(err) !== ZkCode.NODE_EXISTS) throw err;
       }
     }
@@ -173,6 +180,7 @@ export class ZkSession extends EventEmitter {
           ),
         );
       }, this.options.requestTimeoutMs);
+      this.corkUntilNextTick();
       try {
         send((err, value) => {
           if (settled) return;
@@ -195,6 +203,21 @@ export class ZkSession extends EventEmitter {
         clearTimeout(timer);
         reject(err);
       }
+    });
+  }
+
+  /**
+   * node-zookeeper-client writes each request with its own socket.write; requests issued in
+   * the same tick (create + getChildren) leave in one write instead.
+   */
+  private corkUntilNextTick(): void {
+    const socket = this.client.connectionManager.socket;
+    if (!socket || this.corked === socket || socket.destroyed) return;
+    this.corked = socket;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = undefined;
+      socket.uncork();
     });
   }
 
