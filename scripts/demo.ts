@@ -8,8 +8,14 @@
  * everything, and exits 1 if a locked run oversold (2 if the demo itself failed).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { DemoReport, formatMarkdown, formatPausedHolder, formatTable } from './demo/demo-report';
+import { join, relative, resolve } from 'node:path';
+import {
+  DemoReport,
+  formatMarkdown,
+  formatPausedHolder,
+  formatTable,
+  lockedRunOversold,
+} from './demo/demo-report';
 import { DemoStack, StoreKind } from './demo/demo-stack';
 import { HttpJson } from './demo/http-json';
 import { runOversell } from './demo/oversell-run';
@@ -42,7 +48,8 @@ async function main(): Promise<number> {
   const stock = numberOption('stock', 100);
   const delay = numberOption('delay', 20);
   const sessionTimeoutMs = numberOption('session-timeout', 2000);
-  const dir = join(ROOT, option('out', '.data/demo'));
+  const dir = resolve(ROOT, option('out', '.data/demo'));
+  const startedAt = new Date().toISOString();
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir))
     if (/^(inventory\.sqlite.*|.*\.log)$/.test(f)) rmSync(join(dir, f));
@@ -99,12 +106,12 @@ async function main(): Promise<number> {
       productId: 'demo-gadget',
       stock: 10,
       sessionTimeoutMs,
+      namespace: process.env.ZK_NAMESPACE || undefined, // the instances inherit it too
       onStep: (m) => progress.step(`  ${m}`),
     });
-    const lockedOversold =
-      runs.some((r) => r.endpoint === '/orders' && r.oversold > 0) || pausedHolder.oversold > 0;
+    const lockedOversold = lockedRunOversold(runs, pausedHolder);
     const report: DemoReport = {
-      startedAt: new Date().toISOString(),
+      startedAt,
       store: store === 'sqlite' ? 'SQLite (one file shared by the instances)' : 'PostgreSQL',
       zooKeeper: stack.zkConnect,
       instances: stack.instances.length,

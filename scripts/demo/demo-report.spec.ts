@@ -1,4 +1,5 @@
-import { DemoReport, formatMarkdown, formatTable } from './demo-report';
+import { DemoReport, formatMarkdown, formatTable, lockedRunOversold } from './demo-report';
+import type { PausedHolderResult } from './paused-holder';
 import type { RunSummary } from './run-summary';
 
 const run = (name: string, endpoint: string, sold: number): RunSummary => ({
@@ -50,5 +51,13 @@ describe('demo report', () => {
       '| with lock | /orders | 1000 | 100 | 900 | 0 | 0 | 100 | 0 | 500 | 12 | 345 |',
     );
     expect(md).toContain('No locked run oversold.');
+  });
+
+  it('fails the demo when a locked run or the paused holder oversold, not the unsafe run', () => {
+    expect(lockedRunOversold(runs)).toBe(false);
+    expect(lockedRunOversold([...runs, run('with lock', '/orders', 101)])).toBe(true);
+    const paused = { oversold: 1 } as PausedHolderResult;
+    expect(lockedRunOversold(runs, paused)).toBe(true);
+    expect(lockedRunOversold(runs, { ...paused, oversold: 0 })).toBe(false);
   });
 });

@@ -29,6 +29,17 @@ const COLUMNS: [string, (r: RunSummary) => string][] = [
   ['p99 ms', (r) => String(r.p99Ms)],
 ];
 
+/** The demo's verdict: did any locked run, or the paused-holder scenario, sell more than the stock? */
+export function lockedRunOversold(
+  runs: readonly RunSummary[],
+  pausedHolder?: PausedHolderResult,
+): boolean {
+  return (
+    runs.some((r) => r.endpoint === '/orders' && r.oversold > 0) ||
+    (pausedHolder?.oversold ?? 0) > 0
+  );
+}
+
 /** A plain-text table with aligned columns (numbers right-aligned). */
 export function formatTable(runs: readonly RunSummary[]): string {
   const rows = [
@@ -71,7 +82,16 @@ export function formatMarkdown(report: DemoReport): string {
     align,
     ...rows,
     ...(failures.length ? ['', 'Failed requests:', ...failures] : []),
-    ...(report.pausedHolder ? ['', formatPausedHolder(report.pausedHolder)] : []),
+    ...(report.pausedHolder
+      ? [
+          '',
+          '## Paused holder',
+          '',
+          ...formatPausedHolder(report.pausedHolder)
+            .split('\n')
+            .map((l) => `- ${l.trim()}`),
+        ]
+      : []),
     '',
     report.lockedOversold ? '**A locked run oversold.**' : 'No locked run oversold.',
     '',

@@ -1,0 +1,64 @@
+/**
+ * `npm run demo` itself, smaller (300 orders, stock 30): it exits 0, writes both reports with
+ * the verdict, and leaves none of the processes it started running.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+function runDemo(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ['--orders', '300', '--stock', '30', '--out', out];
+  const child = spawn(
+    process.execPath,
+    [require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'scripts/demo.ts', ...args],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        ZK_NAMESPACE: `/test-demo-${randomBytes(4).toString('hex')}`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm run demo', () => {
+  let out: string;
+  beforeAll(() => (out = mkdtempSync(join(tmpdir(), 'demo-'))));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('shows the oversell and its fix, saves the report and stops everything', async () => {
+    const { code, stdout, stderr } = await runDemo(out);
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(/^without lock +\/orders\/unsafe +300 /m);
+    expect(stdout).toMatch(/^with lock +\/orders +300 +30 +270 +0 +0 +30 +0 /m);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(report.lockedOversold).toBe(false);
+    expect(report.runs[0].oversold).toBeGreaterThan(0);
+    expect(report.pausedHolder).toMatchObject({ fencedWriteRejected: true, oversold: 0 });
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('No locked run oversold.');
+    const pids = [...stderr.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    pids.push(report.pausedHolder.holder.pid);
+    expect(pids).toHaveLength(4);
+    expect(pids.filter(alive)).toEqual([]);
+  }, 180_000);
+});
