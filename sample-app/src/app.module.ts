@@ -1,15 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ZkLockModule } from 'nestjs-zookeeper-lock';
-import { AppConfig } from './config/app-config';
-import { APP_CONFIG } from './config/app-config.provider';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
 import { RestockService } from './orders/restock.service';
 import { PaymentGateway } from './payment/payment.gateway';
 import { ProductsController } from './products/products.controller';
 import { ProductsService } from './products/products.service';
-import { StoreShutdown } from './store/store-shutdown';
-import { inventoryStoreProvider } from './store/store.provider';
+import { InventoryStoreModule } from './store/inventory-store.module';
 
 @Module({})
 export class AppModule {
@@ -24,12 +22,11 @@ export class AppModule {
           waitTimeoutMs: config.lockWaitTimeoutMs,
           nodeData: { app: 'inventory', instance: config.instanceName },
         }),
+        InventoryStoreModule.forDatabase(config.database),
       ],
       controllers: [ProductsController, OrdersController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        inventoryStoreProvider,
-        StoreShutdown,
         PaymentGateway,
         ProductsService,
         OrdersService,

@@ -2,6 +2,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
+/** Injection token of the app's AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
 /** Everything the app reads from its environment, checked once at start-up. */
 export interface AppConfig {
   /** PORT, default 3000. */

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../config/app-config.provider';
-import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 /**
  * Stands in for the outside call made between reading and writing stock (pricing, payment):
