@@ -128,4 +128,32 @@ describe('reentrancy and in-process exclusion', () => {
     expect(after).not.toBeNull();
     await after?.release();
   });
+
+  it('does not let a sibling started later by the same caller re-enter a lock it does not own', async () => {
+    const path = `${root}/sibling`;
+    let taken!: () => void;
+    const isTaken = new Promise<void>((resolve) => (taken = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+
+    // Like a server loop: start a job that takes the lock, later start another job.
+    const first = (async () => {
+      const lock = await locks.acquire(path);
+      taken();
+      await finished;
+      await lock.release();
+    })();
+    await isTaken;
+    const second = await (async () => {
+      const attempt = await locks.tryAcquire(path);
+      await attempt?.release();
+      return attempt;
+    })();
+    const heldByCaller = locks.isHeld(path);
+    finish();
+    await first;
+
+    expect(second).toBeNull();
+    expect(heldByCaller).toBe(false);
+  });
 });
