@@ -53,8 +53,11 @@ describe('fencing tokens across processes', () => {
     const handoffs = sections.length - 1;
     expect(handoffs).toBeGreaterThanOrEqual(1_000);
     expect(removals).toBe(3);
-    const pids = new Set(sections.map((s) => s.who.split(':')[0]));
-    expect(pids.size).toBe(ROUNDS.reduce((n, r) => n + r.processes, 0));
+    const pidOf = (who: string): string => who.split(':')[0];
+    const crossProcess = sections.filter(
+      (s, i) => i > 0 && pidOf(s.who) !== pidOf(sections[i - 1].who),
+    );
+    expect(crossProcess.length).toBeGreaterThanOrEqual(100);
     const decreases = sections.filter((s, i) => i > 0 && s.token <= sections[i - 1].token);
     expect(decreases.map((s) => `${s.who} got ${s.token}`)).toEqual([]);
   });
