@@ -9,6 +9,8 @@ export class HeldLock extends EventEmitter {
   count = 1;
   readonly acquiredAt = Date.now();
   readonly fencingToken: bigint;
+  /** The queue's release of this lock (node deletion), shared by close() and the last exit. */
+  releasing?: Promise<void>;
   private controller?: AbortController;
   private lostError?: LockLostError;
 

@@ -109,8 +109,13 @@ export class LockQueue implements ContenderContext {
     });
   }
 
-  /** Called by HeldLock when its last owner releases it. */
-  async release(lock: HeldLock): Promise<void> {
+  /** Called by HeldLock when its last owner releases it, and by close(); runs once per lock. */
+  release(lock: HeldLock): Promise<void> {
+    lock.releasing ??= this.releaseOnce(lock);
+    return lock.releasing;
+  }
+
+  private async releaseOnce(lock: HeldLock): Promise<void> {
     if (this.holder === lock) this.holder = null;
     const node = lock.contender;
     if (node.name) {
