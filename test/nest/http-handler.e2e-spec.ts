@@ -1,17 +1,8 @@
-import {
-  Body,
-  Controller,
-  Get,
-  INestApplication,
-  NotFoundException,
-  Param,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Body, Controller, Get, NotFoundException, Param, Post, Query } from '@nestjs/common';
 import { map, Observable, throwError, timer } from 'rxjs';
 import request from 'supertest';
-import { DistributedLock, LockEvents, LockService, ZkLockClient } from '../../lib';
-import { createLockApp, testNamespace, zkConnect } from './support/nest-app';
+import { DistributedLock, LockService, ZkLockClient } from '../../lib';
+import { testNamespace, useLockApp, zkConnect } from './support/nest-app';
 
 @Controller('orders')
 class OrdersController {
@@ -81,26 +72,16 @@ class OrdersController {
 
 describe('@DistributedLock on a controller handler', () => {
   const namespace = testNamespace('http-handler');
-  let app: INestApplication;
-  let locks: LockService;
+  const lockApp = useLockApp({ controllers: [OrdersController] }, { namespace });
+  const server = () => lockApp.app.getHttpServer();
+  const acquiredPaths = () => lockApp.acquired.map((event) => event.path);
   let other: ZkLockClient;
-  const acquired: string[] = [];
-  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event.path);
 
   beforeAll(async () => {
-    app = await createLockApp({ controllers: [OrdersController] }, { namespace });
-    locks = app.get(LockService);
-    locks.on('acquired', onAcquired);
     other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
   });
 
-  afterAll(async () => {
-    locks.off('acquired', onAcquired);
-    await other.close();
-    await app.close();
-  });
-
-  beforeEach(() => (acquired.length = 0));
+  afterAll(() => other.close());
 
   /** Another session can take the lock now: nobody holds it. */
   async function isFree(path: string): Promise<boolean> {
@@ -110,64 +91,64 @@ describe('@DistributedLock on a controller handler', () => {
   }
 
   it('holds the lock named by a route param while the handler runs', async () => {
-    const res = await request(app.getHttpServer()).post('/orders/42').expect(201);
+    const res = await request(server()).post('/orders/42').expect(201);
     expect(res.body).toEqual({ heldHere: true, adminHeld: false });
-    expect(acquired).toEqual(['/locks/order:42']);
+    expect(acquiredPaths()).toEqual(['/locks/order:42']);
     expect(await isFree('/locks/order:42')).toBe(true);
   });
 
   it('resolves explicit params, query and body scopes', async () => {
-    await request(app.getHttpServer())
+    await request(server())
       .post('/orders/7/lines?line=2')
       .send({ items: [{ sku: 'sku-1' }] })
       .expect(201, 'true');
-    expect(acquired).toEqual(['/locks/7/2/sku-1']);
+    expect(acquiredPaths()).toEqual(['/locks/7/2/sku-1']);
   });
 
   it('finds a bare <name> in the query when the route has no such param', async () => {
-    await request(app.getHttpServer()).get('/orders/search?id=q1').expect(200, 'true');
-    expect(acquired).toEqual(['/locks/search:q1']);
+    await request(server()).get('/orders/search?id=q1').expect(200, 'true');
+    expect(acquiredPaths()).toEqual(['/locks/search:q1']);
   });
 
   it('answers 400 and locks nothing when a template value is missing', async () => {
-    const res = await request(app.getHttpServer()).post('/orders/5/missing').send({}).expect(400);
+    const res = await request(server()).post('/orders/5/missing').send({}).expect(400);
     expect(res.body.message).toContain('<body.reason> is missing');
-    expect(acquired).toEqual([]);
+    expect(acquiredPaths()).toEqual([]);
   });
 
   it.each([
     ['..%2Fadmin', '/locks/order:..%2Fadmin'],
     ['a%2Fb', '/locks/order:a%2Fb'],
   ])('keeps the value %s inside one segment', async (raw, expected) => {
-    const res = await request(app.getHttpServer()).post(`/orders/${raw}`).expect(201);
-    expect(acquired).toEqual([expected]);
+    const res = await request(server()).post(`/orders/${raw}`).expect(201);
+    expect(acquiredPaths()).toEqual([expected]);
     expect(res.body.adminHeld).toBe(false);
   });
 
   it('releases when the handler throws, and keeps its HTTP error', async () => {
-    const res = await request(app.getHttpServer()).post('/orders/9/fail').expect(404);
+    const res = await request(server()).post('/orders/9/fail').expect(404);
     expect(res.body.message).toBe('order 9 not found');
-    expect(acquired).toEqual(['/locks/fail:9']);
+    expect(acquiredPaths()).toEqual(['/locks/fail:9']);
     expect(await isFree('/locks/fail:9')).toBe(true);
   });
 
   it('holds the lock until a returned Observable completes, then releases', async () => {
-    await request(app.getHttpServer()).get('/orders/3/stream').expect(200, 'true');
+    await request(server()).get('/orders/3/stream').expect(200, 'true');
     expect(await isFree('/locks/stream:3')).toBe(true);
   });
 
   it('releases when a returned Observable errors, and keeps its error', async () => {
-    await request(app.getHttpServer()).get('/orders/4/stream-error').expect(404);
-    expect(acquired).toEqual(['/locks/stream:4']);
+    await request(server()).get('/orders/4/stream-error').expect(404);
+    expect(acquiredPaths()).toEqual(['/locks/stream:4']);
     expect(await isFree('/locks/stream:4')).toBe(true);
   });
 
   it('locks by a path function called with the handler arguments, mapping errors too', async () => {
-    await request(app.getHttpServer()).post('/orders/8/fn').expect(201, 'true');
-    expect(acquired).toEqual(['/locks/fn:8']);
+    await request(server()).post('/orders/8/fn').expect(201, 'true');
+    expect(acquiredPaths()).toEqual(['/locks/fn:8']);
     const handle = await other.acquire('/locks/fn:8');
     try {
-      await request(app.getHttpServer()).post('/orders/8/fn').expect(409);
+      await request(server()).post('/orders/8/fn').expect(409);
     } finally {
       await handle.release();
     }
@@ -176,12 +157,12 @@ describe('@DistributedLock on a controller handler', () => {
   it('answers 409 naming the path and the wait when the lock stays busy', async () => {
     const handle = await other.acquire('/locks/busy:1');
     try {
-      const res = await request(app.getHttpServer()).post('/orders/1/busy').expect(409);
+      const res = await request(server()).post('/orders/1/busy').expect(409);
       expect(res.body.message).toContain('"/locks/busy:1"');
       expect(res.body.message).toContain('300 ms');
     } finally {
       await handle.release();
     }
-    await request(app.getHttpServer()).post('/orders/1/busy').expect(201, 'ran');
+    await request(server()).post('/orders/1/busy').expect(201, 'ran');
   });
 });

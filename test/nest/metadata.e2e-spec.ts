@@ -5,7 +5,6 @@ import {
   Get,
   Header,
   HttpCode,
-  INestApplication,
   Param,
   ParseIntPipe,
   SetMetadata,
@@ -13,8 +12,8 @@ import {
 } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import request from 'supertest';
-import { DistributedLock, LockEvents, LockService } from '../../lib';
-import { createLockApp, testNamespace } from './support/nest-app';
+import { DistributedLock, LockService } from '../../lib';
+import { testNamespace, useLockApp } from './support/nest-app';
 
 /**
  * What @nestjs/swagger's @ApiOperation does (not a dependency here): metadata under
@@ -54,22 +53,12 @@ class ItemsController {
 }
 
 describe('@DistributedLock keeps the metadata of other decorators', () => {
-  const namespace = testNamespace('metadata');
-  let app: INestApplication;
-  const acquired: string[] = [];
-  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event.path);
-
-  beforeAll(async () => {
-    app = await createLockApp({ controllers: [ItemsController] }, { namespace });
-    app.get(LockService).on('acquired', onAcquired);
-  });
-
-  afterAll(async () => {
-    app.get(LockService).off('acquired', onAcquired);
-    await app.close();
-  });
-
-  beforeEach(() => (acquired.length = 0));
+  const lockApp = useLockApp(
+    { controllers: [ItemsController] },
+    { namespace: testNamespace('metadata') },
+  );
+  const server = () => lockApp.app.getHttpServer();
+  const acquiredPaths = () => lockApp.acquired.map((event) => event.path);
 
   describe.each(['above', 'below'] as const)('lock decorator %s the others', (name) => {
     const method = ItemsController.prototype[name];
@@ -85,18 +74,15 @@ describe('@DistributedLock keeps the metadata of other decorators', () => {
     });
 
     it('serves the route with its pipes, status code and header under the lock', async () => {
-      const res = await request(app.getHttpServer())
-        .get(`/items/5/${name}`)
-        .set('x-allow', 'yes')
-        .expect(202);
+      const res = await request(server()).get(`/items/5/${name}`).set('x-allow', 'yes').expect(202);
       expect(res.headers['x-handler']).toBe(name);
       expect(res.body).toEqual({ type: 'number', held: true });
-      expect(acquired).toEqual(['/items/5']);
+      expect(acquiredPaths()).toEqual(['/items/5']);
     });
 
     it('runs the guard first: a refused request locks nothing', async () => {
-      await request(app.getHttpServer()).get(`/items/5/${name}`).expect(403);
-      expect(acquired).toEqual([]);
+      await request(server()).get(`/items/5/${name}`).expect(403);
+      expect(acquiredPaths()).toEqual([]);
     });
   });
 });

@@ -1,7 +1,7 @@
-import { Controller, INestApplication, Injectable, Param, Post } from '@nestjs/common';
+import { Controller, Injectable, Param, Post } from '@nestjs/common';
 import request from 'supertest';
-import { DistributedLock, LockEvents, LockService } from '../../lib';
-import { Gate, createLockApp, testNamespace, waitFor } from './support/nest-app';
+import { DistributedLock, LockService } from '../../lib';
+import { Gate, testNamespace, useLockApp, waitFor } from './support/nest-app';
 
 @Injectable()
 class OrdersService {
@@ -51,31 +51,16 @@ class OrdersController {
 }
 
 describe('controller -> service locking', () => {
-  const namespace = testNamespace('reentrancy');
-  let app: INestApplication;
-  let locks: LockService;
-  const acquired: LockEvents['acquired'][] = [];
-  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event);
-
-  beforeAll(async () => {
-    // A deadlock would answer 409 after 5 s instead of hanging the test.
-    app = await createLockApp(
-      { controllers: [OrdersController], providers: [OrdersService] },
-      { namespace, waitTimeoutMs: 5000 },
-    );
-    locks = app.get(LockService);
-    locks.on('acquired', onAcquired);
-  });
-
-  afterAll(async () => {
-    locks.off('acquired', onAcquired);
-    await app.close();
-  });
-
-  beforeEach(() => (acquired.length = 0));
+  // A deadlock would answer 409 after 5 s instead of hanging the test.
+  const lockApp = useLockApp(
+    { controllers: [OrdersController], providers: [OrdersService] },
+    { namespace: testNamespace('reentrancy'), waitTimeoutMs: 5000 },
+  );
+  const { acquired } = lockApp;
+  const server = () => lockApp.app.getHttpServer();
 
   it('re-enters when the service locks the same path as the handler', async () => {
-    await request(app.getHttpServer()).post('/orders/1/same').expect(201, { order: true });
+    await request(server()).post('/orders/1/same').expect(201, { order: true });
     expect(acquired.map((e) => [e.path, e.reentrant])).toEqual([
       ['/orders/1', false],
       ['/orders/1', true],
@@ -83,9 +68,7 @@ describe('controller -> service locking', () => {
   });
 
   it('holds both locks when the service locks a different path', async () => {
-    await request(app.getHttpServer())
-      .post('/orders/2/other/sku-1')
-      .expect(201, { order: true, stock: true });
+    await request(server()).post('/orders/2/other/sku-1').expect(201, { order: true, stock: true });
     expect(acquired.map((e) => [e.path, e.reentrant])).toEqual([
       ['/orders/2', false],
       ['/stock/sku-1', false],
@@ -95,12 +78,11 @@ describe('controller -> service locking', () => {
   it('makes two concurrent requests on one path queue instead of re-entering', async () => {
     log.length = 0;
     gates.set('a', new Gate());
-    const server = app.getHttpServer();
-    const first = request(server)
+    const first = request(server())
       .post('/orders/3/gated/a')
       .then((res) => res.status);
     await waitFor(() => log.includes('enter a'), 'request a to enter');
-    const second = request(server)
+    const second = request(server())
       .post('/orders/3/gated/b')
       .then((res) => res.status);
     // Give request b every chance to (wrongly) enter while a still holds the lock.

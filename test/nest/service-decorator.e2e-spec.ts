@@ -1,4 +1,4 @@
-import { INestApplication, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   DistributedLock,
   encodePathSegment,
@@ -8,7 +8,7 @@ import {
   LockTimeoutError,
   ZkLockClient,
 } from '../../lib';
-import { createLockApp, testNamespace, zkConnect } from './support/nest-app';
+import { testNamespace, useLockApp, zkConnect } from './support/nest-app';
 
 @Injectable()
 class OrdersService {
@@ -59,25 +59,15 @@ class OrdersService {
 
 describe('@DistributedLock on a service method', () => {
   const namespace = testNamespace('service-decorator');
-  let app: INestApplication;
+  const lockApp = useLockApp({ providers: [OrdersService] }, { namespace });
+  const { acquired } = lockApp;
   let service: OrdersService;
   let locks: LockService;
-  const acquired: LockEvents['acquired'][] = [];
-  const onAcquired = (event: LockEvents['acquired']) => acquired.push(event);
 
-  beforeAll(async () => {
-    app = await createLockApp({ providers: [OrdersService] }, { namespace });
-    service = app.get(OrdersService);
-    locks = app.get(LockService);
-    locks.on('acquired', onAcquired);
+  beforeAll(() => {
+    locks = lockApp.locks;
+    service = lockApp.app.get(OrdersService);
   });
-
-  afterAll(async () => {
-    locks.off('acquired', onAcquired);
-    await app.close();
-  });
-
-  beforeEach(() => (acquired.length = 0));
 
   it('locks by the parameter a <name> names, keeping `this`, and reports wait and hold times', async () => {
     const released: LockEvents['released'][] = [];

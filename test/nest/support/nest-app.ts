@@ -1,7 +1,7 @@
 import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
-import { ZkLockModule, ZkLockModuleOptions } from '../../../lib';
+import { LockEvents, LockService, ZkLockModule, ZkLockModuleOptions } from '../../../lib';
 
 /** A root path of its own for each test file: `/test-<file>-<random>`. */
 export function testNamespace(file: string): string {
@@ -35,6 +35,37 @@ export async function createLockApp(
   const app = moduleRef.createNestApplication({ logger: ['error'] });
   await app.init();
   return app;
+}
+
+/** What `useLockApp` gives a describe block; filled in by its beforeAll. */
+export interface LockAppFixture {
+  app: INestApplication;
+  locks: LockService;
+  /** The 'acquired' events of the current test (emptied before each test). */
+  readonly acquired: LockEvents['acquired'][];
+}
+
+/**
+ * For the enclosing describe block: a `createLockApp` application booted before its tests and
+ * closed after them, with its 'acquired' events recorded.
+ */
+export function useLockApp(
+  metadata: ModuleMetadata,
+  options: Partial<ZkLockModuleOptions> & { namespace: string },
+): LockAppFixture {
+  const fixture = { acquired: [] as LockEvents['acquired'][] } as LockAppFixture;
+  const onAcquired = (event: LockEvents['acquired']) => fixture.acquired.push(event);
+  beforeAll(async () => {
+    fixture.app = await createLockApp(metadata, options);
+    fixture.locks = fixture.app.get(LockService);
+    fixture.locks.on('acquired', onAcquired);
+  });
+  beforeEach(() => (fixture.acquired.length = 0));
+  afterAll(async () => {
+    fixture.locks?.off('acquired', onAcquired);
+    await fixture.app?.close();
+  });
+  return fixture;
 }
 
 /** A promise the test opens by hand, to keep a handler inside its lock. */
