@@ -3,6 +3,7 @@ export type {
   ZkLockClientOptions,
   AcquireOptions,
   LockHandle,
+  LockView,
   LockState,
   ConnectionState,
   LockInspection,

@@ -7,12 +7,14 @@ import { inspectLock } from './inspect';
 import { OwnerScope } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
+import { ReadOnlyLockView } from './read-only-lock-view';
 import { LockQueue, QueueHost } from './recipes/lock-queue';
 import type {
   AcquireOptions,
   ConnectionState,
   LockHandle,
   LockInspection,
+  LockView,
   ZkLockClientOptions,
 } from './types';
 import { ZkConnection } from './zookeeper/zk-connection';
@@ -126,6 +128,17 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   isHeld(path: string): boolean {
     const full = applyNamespace(this.options.namespace, path);
     return !!this.owners.getStore()?.active(full);
+  }
+
+  /**
+   * The lock on `path` that the current async context holds through withLock() (or a
+   * @DistributedLock method), for its fencing token, signal and state; undefined otherwise.
+   * Read-only: it has no release() and adds no hold, so the owner's release still frees the lock.
+   */
+  heldLock(path: string): LockView | undefined {
+    const full = applyNamespace(this.options.namespace, path);
+    const lock = this.owners.getStore()?.active(full);
+    return lock && new ReadOnlyLockView(lock);
   }
 
   /** Holder and queue of a lock path, with what each node's data records. */

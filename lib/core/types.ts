@@ -32,7 +32,11 @@ export interface AcquireOptions {
 /** held: ours; uncertain: disconnected, ownership unknown; lost/released: no longer ours. */
 export type LockState = 'held' | 'uncertain' | 'lost' | 'released';
 
-export interface LockHandle {
+/**
+ * What can be read about a held lock. `heldLock(path)` returns only this: its owner (the
+ * withLock scope, the @DistributedLock method) releases the lock, not the reader.
+ */
+export interface LockView {
   /** The lock path as given (without namespace). */
   readonly path: string;
   /** Strictly increasing from one holder of this path to the next (see README: fencing). */
@@ -40,12 +44,16 @@ export interface LockHandle {
   /** Aborts with a LockLostError reason when the lock is lost. */
   readonly signal: AbortSignal;
   readonly state: LockState;
-  /** Idempotent. For a re-entered handle, only decrements the hold count. */
-  release(): Promise<void>;
   /** 'uncertain' (disconnected), 'reconnected' (held again, same session), 'lost' (LockLostError). */
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
   on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
   off(event: string, listener: (...args: any[]) => void): this;
+}
+
+/** One acquisition of a lock: a LockView its taker must release. */
+export interface LockHandle extends LockView {
+  /** Idempotent. For a re-entered handle, only decrements the hold count. */
+  release(): Promise<void>;
 }
 
 /** Connection states, as in Curator. */

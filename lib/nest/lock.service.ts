@@ -7,6 +7,7 @@ import type {
   LockEvents,
   LockHandle,
   LockInspection,
+  LockView,
 } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { registerLockService, unregisterLockService } from './lock-service.registry';
@@ -59,6 +60,15 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   /** Whether the current async context (request, job...) holds `path`. */
   isHeld(path: string): boolean {
     return this.client.isHeld(path);
+  }
+
+  /**
+   * The lock on `path` (the concrete path, template resolved) that the current request, job or
+   * `@DistributedLock` method holds, e.g. `locks.current(path)?.fencingToken`; undefined when
+   * it holds none. Read-only: no release(), and reading it does not extend the hold.
+   */
+  current(path: string): LockView | undefined {
+    return this.client.heldLock(path);
   }
 
   /** Who holds `path` and who waits: node names, session ids, and host/pid/app of each. */

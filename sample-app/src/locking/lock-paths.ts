@@ -8,17 +8,13 @@ export const orderLockPath = (orderId: number): string =>
   `/locks/order:${encodePathSegment(orderId)}`;
 
 /**
- * The fencing token of a lock that a `@DistributedLock` method of this async context holds.
- * Re-entering a held lock costs no ZooKeeper traffic and gives the same token.
+ * The fencing token of the lock on `path` that a `@DistributedLock` method of this async context
+ * holds. Fails loudly when it holds none: the template and `path` disagree.
  */
-export async function heldFencingToken(locks: LockService, path: string): Promise<bigint> {
-  if (!locks.isHeld(path)) {
+export function heldFencingToken(locks: LockService, path: string): bigint {
+  const lock = locks.current(path);
+  if (!lock) {
     throw new Error(`Expected to hold lock "${path}" here; check the @DistributedLock template.`);
   }
-  const lock = await locks.acquire(path);
-  try {
-    return lock.fencingToken;
-  } finally {
-    await lock.release();
-  }
+  return lock.fencingToken;
 }

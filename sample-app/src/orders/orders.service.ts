@@ -38,7 +38,7 @@ export class OrdersService {
   @DistributedLock('/locks/product:<productId>')
   async placeOrder(productId: string, quantity: number): Promise<PlacedOrder> {
     const path = productLockPath(productId);
-    const token = await heldFencingToken(this.locks, path);
+    const token = heldFencingToken(this.locks, path);
     const claim = await this.store.claimProduct(productId, token);
     if (claim === 'missing') throw productNotFound(productId);
     if (claim === 'stale') throw staleFencingToken(path, token);
@@ -54,7 +54,7 @@ export class OrdersService {
   @DistributedLock('/locks/order:<orderId>')
   async cancel(orderId: number): Promise<CancelledOrder> {
     const path = orderLockPath(orderId);
-    const token = await heldFencingToken(this.locks, path);
+    const token = heldFencingToken(this.locks, path);
     const claim = await this.store.claimOrder(orderId, token);
     if (claim === 'missing') throw orderNotFound(orderId);
     if (claim === 'stale') throw staleFencingToken(path, token);

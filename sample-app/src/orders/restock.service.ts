@@ -20,7 +20,7 @@ export class RestockService {
     orderToken: bigint,
   ): Promise<void> {
     const path = productLockPath(productId);
-    const productToken = await heldFencingToken(this.locks, path);
+    const productToken = heldFencingToken(this.locks, path);
     const claim = await this.store.claimProduct(productId, productToken);
     if (claim === 'missing') throw productNotFound(productId);
     if (claim === 'stale') throw staleFencingToken(path, productToken);

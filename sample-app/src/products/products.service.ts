@@ -15,7 +15,7 @@ export class ProductsService {
   @DistributedLock('/locks/product:<id>')
   async setStock(id: string, stock: number): Promise<ProductView> {
     const path = productLockPath(id);
-    const token = await heldFencingToken(this.locks, path);
+    const token = heldFencingToken(this.locks, path);
     if ((await this.store.setProduct(id, stock, token)) === 'stale') {
       throw staleFencingToken(path, token);
     }
