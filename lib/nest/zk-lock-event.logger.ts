@@ -21,12 +21,15 @@ export class ZkLockEventLogger {
     state: (state) => this.logState(state),
   };
   private started = false;
+  /** A LOST since the last (re)connect: the next session is a new one. */
+  private lostSinceConnect = false;
 
   constructor(private readonly client: ZkLockClient) {}
 
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.lostSinceConnect = false;
     for (const [event, listener] of Object.entries(this.listeners)) {
       this.client.on(event, listener);
     }
@@ -46,10 +49,21 @@ export class ZkLockEventLogger {
       case 'SUSPENDED':
         this.logger.warn(`Disconnected from ${where}: held locks are uncertain until it answers`);
         break;
+      case 'CONNECTED':
       case 'RECONNECTED':
-        this.logger.warn(`Reconnected to ${where} with the same session: held locks are kept`);
+        if (this.lostSinceConnect) {
+          this.lostSinceConnect = false;
+          this.logger.warn(
+            `Connected to ${where} with a new session: locks held before were lost, waiters queue again`,
+          );
+        } else if (state === 'RECONNECTED') {
+          this.logger.warn(`Reconnected to ${where} with the same session: held locks are kept`);
+        } else {
+          this.logger.debug(`Connection to ${where}: ${state}`);
+        }
         break;
       case 'LOST':
+        this.lostSinceConnect = true;
         this.logger.error(`Session with ${where} expired: every held lock is lost`);
         break;
       default:

@@ -1,0 +1,68 @@
+import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import type { ZkLockClient } from '../core/lock-client';
+import type { ConnectionState } from '../core/types';
+import { ZkLockEventLogger } from './zk-lock-event.logger';
+
+/** The part of ZkLockClient the logger uses: events and the connection string. */
+class FakeClient extends EventEmitter {
+  readonly connectionString = 'zk1:2181';
+}
+
+describe('ZkLockEventLogger: connection states', () => {
+  const lines: string[] = [];
+  let client: FakeClient;
+  let logger: ZkLockEventLogger;
+
+  beforeEach(() => {
+    lines.length = 0;
+    for (const level of ['debug', 'warn', 'error'] as const) {
+      jest
+        .spyOn(Logger.prototype, level)
+        .mockImplementation((message: unknown) => void lines.push(`${level} ${message}`));
+    }
+    client = new FakeClient();
+    logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
+    logger.start();
+  });
+
+  afterEach(() => {
+    logger.stop();
+    jest.restoreAllMocks();
+  });
+
+  const states = (...sequence: ConnectionState[]) => {
+    for (const state of sequence) client.emit('state', state);
+  };
+
+  it('says "same session" when the session came back after a short outage', () => {
+    states('SUSPENDED', 'RECONNECTED');
+    expect(lines).toEqual([
+      'warn Disconnected from ZooKeeper "zk1:2181": held locks are uncertain until it answers',
+      'warn Reconnected to ZooKeeper "zk1:2181" with the same session: held locks are kept',
+    ]);
+  });
+
+  it('says "new session" for the first connect after a LOST, then "same session" again', () => {
+    states('SUSPENDED', 'LOST', 'RECONNECTED', 'SUSPENDED', 'RECONNECTED');
+    expect(lines).toEqual([
+      'warn Disconnected from ZooKeeper "zk1:2181": held locks are uncertain until it answers',
+      'error Session with ZooKeeper "zk1:2181" expired: every held lock is lost',
+      'warn Connected to ZooKeeper "zk1:2181" with a new session: locks held before were lost, waiters queue again',
+      'warn Disconnected from ZooKeeper "zk1:2181": held locks are uncertain until it answers',
+      'warn Reconnected to ZooKeeper "zk1:2181" with the same session: held locks are kept',
+    ]);
+  });
+
+  it('says "new session" when the state after a LOST is CONNECTED', () => {
+    states('LOST', 'CONNECTED');
+    expect(lines[1]).toBe(
+      'warn Connected to ZooKeeper "zk1:2181" with a new session: locks held before were lost, waiters queue again',
+    );
+  });
+
+  it('logs a first CONNECTED at debug level', () => {
+    states('CONNECTED');
+    expect(lines).toEqual(['debug Connection to ZooKeeper "zk1:2181": CONNECTED']);
+  });
+});
