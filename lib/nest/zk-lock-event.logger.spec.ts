@@ -19,7 +19,7 @@ describe('ZkLockEventLogger: connection states', () => {
     for (const level of ['debug', 'warn', 'error'] as const) {
       jest
         .spyOn(Logger.prototype, level)
-        .mockImplementation((message: unknown) => void lines.push(`${level} ${message}`));
+        .mockImplementation((...args: unknown[]) => void lines.push(`${level} ${args[0]}`));
     }
     client = new FakeClient();
     logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
