@@ -1,26 +1,6 @@
-export { ZkLockClient } from './core/lock-client';
-export type {
-  ZkLockClientOptions,
-  AcquireOptions,
-  LockHandle,
-  LockView,
-  LockState,
-  ConnectionState,
-  LockInspection,
-  LockNodeInfo,
-  LockEvents,
-} from './core/types';
-export {
-  ZkLockError,
-  InvalidLockPathError,
-  LockTimeoutError,
-  LockAbortedError,
-  LockLostError,
-  ZooKeeperUnavailableError,
-  ClientClosedError,
-} from './core/errors';
-export type { LockLossReason } from './core/errors';
-export { validateLockPath, encodePathSegment } from './core/paths';
+// The framework-free core, listed in lib/core/index.ts (alone: `nestjs-zookeeper-lock/core`,
+// which does not load NestJS).
+export * from './core';
 
 // NestJS layer
 export { ZkLockModule } from './nest/zk-lock.module';

@@ -1,0 +1,24 @@
+// The framework-free API: `require('nestjs-zookeeper-lock/core')` loads no NestJS module.
+export { ZkLockClient } from './lock-client';
+export type {
+  ZkLockClientOptions,
+  AcquireOptions,
+  LockHandle,
+  LockView,
+  LockState,
+  ConnectionState,
+  LockInspection,
+  LockNodeInfo,
+  LockEvents,
+} from './types';
+export {
+  ZkLockError,
+  InvalidLockPathError,
+  LockTimeoutError,
+  LockAbortedError,
+  LockLostError,
+  ZooKeeperUnavailableError,
+  ClientClosedError,
+} from './errors';
+export type { LockLossReason } from './errors';
+export { validateLockPath, encodePathSegment } from './paths';
