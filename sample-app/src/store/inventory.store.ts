@@ -1,13 +1,17 @@
 /**
- * The storage port of the sample app. Two adapters implement it (SQLite, PostgreSQL); both must
- * pass the same e2e tests.
+ * The storage port of the sample app. Two adapters implement it (SQLite, PostgreSQL) on shared
+ * SQL (sql-inventory.store.ts); both must pass the same e2e tests.
  *
  * Fencing (DESIGN.md §2, claim-then-write): a lock holder first *claims* a row with its fencing
  * token (`fence = :t WHERE fence < :t`), then reads, then writes `WHERE fence = :t`. A holder
  * that was paused past its session timeout finds a newer token in the row and writes nothing.
  */
 
-/** A lock's fencing token; `null` writes without any fence (the unsafe endpoint). */
+/**
+ * A lock's fencing token: any bigint in [0, 2^128), e.g. `(czxid << 64) | (sequence << 32) |
+ * generation`; on an ensemble even a czxid passes 2^32. Stores keep it in columns that hold 39
+ * digits and compare numerically (fence-column.ts), never in a 64-bit integer.
+ */
 export type FencingToken = bigint;
 
 export interface ProductView {

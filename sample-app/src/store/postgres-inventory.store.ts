@@ -1,27 +1,24 @@
 import { Logger } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
-import {
-  CancelWrite,
-  ClaimResult,
-  FencingToken,
-  InventoryStore,
-  OrderRecord,
-  PlaceOrderWrite,
-  ProductView,
-} from './inventory.store';
+import { fenceDecimal } from './fence-column';
+import { FencingToken } from './inventory.store';
+import { SqlInventoryStore, SqlResult, WriteStep } from './sql-inventory.store';
+
+/** NUMERIC(39,0) holds every token below 2^128 (fence-column.ts); BIGINT stops at 2^63. */
+const FENCE_TYPE = 'NUMERIC(39,0)';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS products (
     id TEXT PRIMARY KEY,
     stock INTEGER NOT NULL CHECK (stock >= 0),
-    fence BIGINT NOT NULL DEFAULT 0
+    fence ${FENCE_TYPE} NOT NULL DEFAULT 0
   );
   CREATE TABLE IF NOT EXISTS orders (
     id BIGSERIAL PRIMARY KEY,
     product_id TEXT NOT NULL,
     quantity INTEGER NOT NULL CHECK (quantity > 0),
     status TEXT NOT NULL DEFAULT 'live',
-    fence BIGINT NOT NULL DEFAULT 0
+    fence ${FENCE_TYPE} NOT NULL DEFAULT 0
   );
   CREATE INDEX IF NOT EXISTS orders_by_product ON orders (product_id, status);
 `;
@@ -33,7 +30,7 @@ const MIGRATION_LOCK = 4_242_001;
  * PostgreSQL (READ COMMITTED): the fenced `UPDATE ... WHERE fence = $t` re-checks the newest row
  * version, so a write from a holder whose token was overtaken changes nothing.
  */
-export class PostgresInventoryStore extends InventoryStore {
+export class PostgresInventoryStore extends SqlInventoryStore {
   private readonly pool: Pool;
   private readonly logger = new Logger(PostgresInventoryStore.name);
 
@@ -52,6 +49,7 @@ export class PostgresInventoryStore extends InventoryStore {
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await client.query(SCHEMA);
+      await this.widenOldFences(client);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
       client.release();
@@ -62,116 +60,29 @@ export class PostgresInventoryStore extends InventoryStore {
     await this.pool.end();
   }
 
-  async setProduct(id: string, stock: number, token: FencingToken): Promise<'written' | 'stale'> {
-    return this.transaction(async (client) => {
-      const { rowCount } = await client.query(
-        `INSERT INTO products (id, stock, fence) VALUES ($1, $2, $3)
-         ON CONFLICT (id) DO UPDATE SET stock = excluded.stock, fence = excluded.fence
-         WHERE products.fence < excluded.fence`,
-        [id, stock, token.toString()],
-      );
-      if (rowCount === 0) return 'stale';
-      await client.query('DELETE FROM orders WHERE product_id = $1', [id]);
-      return 'written';
-    });
+  protected encodeFence(token: FencingToken): string {
+    return fenceDecimal(token);
   }
 
-  async getProduct(id: string): Promise<ProductView | null> {
-    const { rows } = await this.pool.query(
-      `SELECT p.id, p.stock,
-         (SELECT COALESCE(SUM(quantity), 0) FROM orders o
-           WHERE o.product_id = p.id AND o.status = 'live') AS sold
-       FROM products p WHERE p.id = $1`,
-      [id],
-    );
-    return rows[0] ? { id: rows[0].id, stock: rows[0].stock, sold: Number(rows[0].sold) } : null;
+  protected async query(sql: string, params: unknown[]): Promise<SqlResult> {
+    return run(this.pool, sql, params);
   }
 
-  async claimProduct(id: string, token: FencingToken): Promise<ClaimResult> {
-    return this.claim('products', id, token);
-  }
-
-  async readStock(id: string): Promise<number | null> {
-    const { rows } = await this.pool.query('SELECT stock FROM products WHERE id = $1', [id]);
-    return rows[0] ? rows[0].stock : null;
-  }
-
-  async placeOrder(write: PlaceOrderWrite): Promise<number | null> {
-    return this.transaction(async (client) => {
-      const fenced = write.token !== null;
-      const params = [write.newStock, write.productId, ...(fenced ? [String(write.token)] : [])];
-      const { rowCount } = await client.query(
-        `UPDATE products SET stock = $1 WHERE id = $2${fenced ? ' AND fence = $3' : ''}`,
-        params,
-      );
-      if (rowCount === 0) return null;
-      const { rows } = await client.query(
-        'INSERT INTO orders (product_id, quantity) VALUES ($1, $2) RETURNING id',
-        [write.productId, write.quantity],
-      );
-      return Number(rows[0].id);
-    });
-  }
-
-  async claimOrder(id: number, token: FencingToken): Promise<ClaimResult> {
-    return this.claim('orders', id, token);
-  }
-
-  async getOrder(id: number): Promise<OrderRecord | null> {
-    const { rows } = await this.pool.query(
-      'SELECT id, product_id, quantity, status FROM orders WHERE id = $1',
-      [id],
-    );
-    const row = rows[0];
-    return row
-      ? {
-          id: Number(row.id),
-          productId: row.product_id,
-          quantity: row.quantity,
-          status: row.status,
-        }
-      : null;
-  }
-
-  async cancelOrder(write: CancelWrite): Promise<boolean> {
-    return this.transaction(async (client) => {
-      const order = await client.query(
-        `UPDATE orders SET status = 'cancelled' WHERE id = $1 AND fence = $2`,
-        [write.orderId, write.orderToken.toString()],
-      );
-      const product = await client.query(
-        'UPDATE products SET stock = $1 WHERE id = $2 AND fence = $3',
-        [write.newStock, write.productId, write.productToken.toString()],
-      );
-      if (order.rowCount === 1 && product.rowCount === 1) return true;
-      throw new StaleWrite();
-    }).catch((err) => {
-      if (err instanceof StaleWrite) return false; // rolled back
-      throw err;
-    });
-  }
-
-  private async claim(
-    table: 'products' | 'orders',
-    id: string | number,
-    token: FencingToken,
-  ): Promise<ClaimResult> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE ${table} SET fence = $1 WHERE id = $2 AND fence < $1`,
-      [token.toString(), id],
-    );
-    if (rowCount === 1) return 'claimed';
-    const { rows } = await this.pool.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id]);
-    return rows.length ? 'stale' : 'missing';
-  }
-
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  protected async writeAll(steps: WriteStep[]): Promise<SqlResult[] | null> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await work(client);
+      const results: SqlResult[] = [];
+      for (const step of steps) {
+        const result = await run(client, step.sql, step.params);
+        if (step.mustChange && result.changes === 0) {
+          await client.query('ROLLBACK');
+          return null;
+        }
+        results.push(result);
+      }
       await client.query('COMMIT');
-      return result;
+      return results;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -179,6 +90,30 @@ export class PostgresInventoryStore extends InventoryStore {
       client.release();
     }
   }
+
+  /**
+   * Tables made before tokens outgrew 64 bits have BIGINT fences; NUMERIC holds every BIGINT, so
+   * the column is converted in place (a table rewrite, done once, under the migration lock).
+   */
+  private async widenOldFences(client: PoolClient): Promise<void> {
+    const { rows } = await client.query<{ table_name: string; data_type: string }>(
+      `SELECT table_name, data_type FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name IN ('products', 'orders')
+         AND column_name = 'fence' AND data_type <> 'numeric'`,
+    );
+    for (const { table_name: table, data_type: oldType } of rows) {
+      this.logger.log(`Migrating ${table}.fence from ${oldType} to ${FENCE_TYPE} (128-bit tokens)`);
+      await client.query(`ALTER TABLE ${table} ALTER COLUMN fence TYPE ${FENCE_TYPE}`);
+    }
+  }
 }
 
-class StaleWrite extends Error {}
+/** Runs a statement written with `?` placeholders (sql-inventory.store.ts) as `$1, $2, ...`. */
+async function run(db: Pool | PoolClient, sql: string, params: unknown[]): Promise<SqlResult> {
+  let n = 0;
+  const { rows, rowCount } = await db.query(
+    sql.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
+  return { rows, changes: rowCount ?? 0 };
+}
