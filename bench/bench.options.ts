@@ -52,7 +52,7 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
   'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   uncontended: { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
-  'same-key-1p': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 5 },
+  'same-key-1p': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
 };

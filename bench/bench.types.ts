@@ -34,13 +34,20 @@ export interface ScenarioResult {
   clientCpuUsPerOp?: number;
   /** CPU time of the ZooKeeper server(s) per operation (only when the bench started them). */
   zkCpuUsPerOp?: number;
-  /** same-key-4p only: the same load from 2 processes, to see requests/op grow with waiters. */
-  herdProbe?: {
-    processes: number;
-    callers: number;
-    zkRequestsPerOp: number;
-    zkPacketsSentPerOp: number;
-  };
+  /**
+   * same-key-4p only: one caller per process, so every op is a handoff between processes
+   * through ZooKeeper (no batching), at 3 and then 8 processes: requests/op must not grow
+   * with the number of waiting processes. (From 3 processes on, a waiter has more than one
+   * node ahead when it lists, so it re-lists once when its predecessor goes; with exactly one
+   * node ahead, as with 2 processes, it skips that, so 2 would look cheaper for that reason.)
+   */
+  herdProbe?: { from: HerdProbePoint; to: HerdProbePoint };
+}
+
+export interface HerdProbePoint {
+  processes: number;
+  zkRequestsPerOp: number;
+  zkPacketsSentPerOp: number;
 }
 
 /** A lock scenario's result compared with its raw baseline from the same run. */

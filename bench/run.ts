@@ -55,15 +55,15 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
     case 'same-key-4p': {
       const config = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
-      const probe = await runProcesses(
-        name,
-        { ...config, path: `/${name}-probe`, processes: 2 },
-        size,
-        ctx,
-      );
       const result = await runProcesses(name, { ...config, processes: 4 }, size, ctx);
-      const { processes, callers, zkRequestsPerOp, zkPacketsSentPerOp } = probe;
-      return { ...result, herdProbe: { processes, callers, zkRequestsPerOp, zkPacketsSentPerOp } };
+      const probeSize = { ...size, callers: 1 };
+      const point = async (processes: number) => {
+        const path = `/${name}-herd-${processes}`;
+        const probe = await runProcesses(name, { ...config, path, processes }, probeSize, ctx);
+        const { zkRequestsPerOp, zkPacketsSentPerOp } = probe;
+        return { processes, zkRequestsPerOp, zkPacketsSentPerOp };
+      };
+      return { ...result, herdProbe: { from: await point(3), to: await point(8) } };
     }
   }
 }

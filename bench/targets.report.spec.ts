@@ -27,7 +27,10 @@ describe('checkTargets', () => {
         opsPerSec: 1100,
         zkRequestsPerOp: 6,
         violations: 1,
-        herdProbe: { processes: 2, callers: 16, zkRequestsPerOp: 5, zkPacketsSentPerOp: 8 },
+        herdProbe: {
+          from: { processes: 2, zkRequestsPerOp: 5, zkPacketsSentPerOp: 8 },
+          to: { processes: 4, zkRequestsPerOp: 6, zkPacketsSentPerOp: 9 },
+        },
       }),
     });
     const find = (scenario: string, text: string) =>

@@ -8,7 +8,6 @@ export class HeldLock extends EventEmitter {
   state: LockState = 'held';
   count = 1;
   readonly acquiredAt = Date.now();
-  readonly fencingToken: bigint;
   /** The queue's release of this lock (node deletion), shared by close() and the last exit. */
   releasing?: Promise<void>;
   private controller?: AbortController;
@@ -19,11 +18,11 @@ export class HeldLock extends EventEmitter {
     /** Full path (namespace applied), the key of owner scopes. */
     readonly lockPath: string,
     readonly contender: Contender,
+    readonly fencingToken: bigint,
     private readonly onExit: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
   ) {
     super();
-    this.fencingToken = contender.fencingToken;
   }
 
   /** Created on first use: most critical sections never look at it. */

@@ -24,7 +24,7 @@ const DEFAULTS = {
   sessionTimeoutMs: 10_000,
   connectTimeoutMs: 10_000,
   parentCleanupDelayMs: 2_000,
-  maxNodesPerPath: 3,
+  maxNodesPerPath: 2,
 };
 
 /**

@@ -14,8 +14,11 @@ export interface ZkLockClientOptions {
   /** How long an empty lock node stays before this client removes it. Default 2_000. */
   parentCleanupDelayMs?: number;
   /**
-   * Most ZooKeeper nodes one process keeps per path (its holder plus the next waiters); the rest
-   * of its callers wait in a local FIFO. Default 3.
+   * Most ZooKeeper nodes one process keeps per path. Each node stands for the batch of this
+   * process's callers that were waiting when it was created and serves them in turn; callers
+   * beyond wait in a local FIFO until one of our nodes goes. Default 2: the holding node plus
+   * one queued for the callers that arrived since. More nodes keep late callers' places in the
+   * ZooKeeper queue sooner but make batches smaller (more requests per lock operation).
    */
   maxNodesPerPath?: number;
   /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */

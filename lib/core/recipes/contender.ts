@@ -3,7 +3,14 @@ import { CreateMode } from 'node-zookeeper-client';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkSession, Listing } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
-import { fencingToken, findOwnNode, nodeNamePrefix, positionOf, sequenceOf } from './lock-naming';
+import {
+  MAX_GENERATION,
+  fencingToken,
+  findOwnNode,
+  nodeNamePrefix,
+  positionOf,
+  sequenceOf,
+} from './lock-naming';
 
 export interface ContenderContext {
   readonly connection: ZkConnection;
@@ -12,7 +19,7 @@ export interface ContenderContext {
   readonly nodeData: Buffer;
   /** Our own nodes that held the lock and were released: never waited on again. */
   readonly released: ReadonlySet<string>;
-  /** Our position may have changed (became first, or learned our place). */
+  /** Our position may have changed (became first, learned our place, or someone joined behind). */
   onPosition(contender: Contender): void;
   /** Our node disappeared while we still needed it (deleted by someone else). */
   onVanished(contender: Contender): void;
@@ -39,8 +46,12 @@ export class Contender {
   state: ContenderState = 'new';
   /** True while the parent child-watch from the first listing has not fired. */
   parentWatchArmed = false;
+  /** Our listing showed no node behind ours. */
+  lastInListing = false;
   /** Set by the queue when this node holds the lock (then we watch our own node). */
   holding = false;
+  /** How many callers this node has served (the fencing token's low bits). */
+  generation = 0;
   private syncing = false;
   private syncAgain = false;
   private selfWatchArmed = false;
@@ -61,8 +72,23 @@ export class Contender {
     return `${this.ctx.lockPath}/${this.name}`;
   }
 
-  get fencingToken(): bigint {
-    return fencingToken(this.lockNodeCzxid, this.sequence);
+  /**
+   * No node has joined behind ours since our listing: nobody else waits, so a caller of ours
+   * that arrives now may be served on this node without queueing anew. (Known as soon as the
+   * child watch reports a change; a reconnect clears it, as the watch may not have survived.)
+   */
+  get alone(): boolean {
+    return this.parentWatchArmed && this.lastInListing && this.session?.state === 'connected';
+  }
+
+  /** Whether this node can serve one more caller (the generation has room). */
+  get canServeAgain(): boolean {
+    return this.state === 'queued' && this.holding && this.generation < MAX_GENERATION;
+  }
+
+  /** The token of the next caller this node serves; generations count up from 0. */
+  issueToken(): bigint {
+    return fencingToken(this.lockNodeCzxid, this.sequence, this.generation++);
   }
 
   /** Creates our node and learns our place. Rejects with the session's error if it is lost. */
@@ -144,6 +170,7 @@ export class Contender {
 
   /** A reconnect may have dropped in-flight watch requests: arm them again. */
   rearm(): void {
+    this.parentWatchArmed = false;
     if (this.holding) {
       this.selfWatchArmed = false;
       this.watchSelf();
@@ -190,6 +217,7 @@ export class Contender {
     if (!position) return this.ctx.onVanished(this);
     this.predecessor = position.predecessor;
     this.ahead = position.ahead;
+    this.lastInListing = position.behind === 0;
     if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
     this.ctx.onPosition(this);
   }
@@ -223,7 +251,10 @@ export class Contender {
 
   private onParentEvent(): void {
     this.parentWatchArmed = false;
+    if (this.state !== 'queued') return;
     if (this.holding) this.watchSelf();
+    // Someone may have joined behind us: our callers must now queue nodes of their own.
+    this.ctx.onPosition(this);
   }
 
   private vanishedWhileHolding(): void {

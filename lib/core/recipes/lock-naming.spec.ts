@@ -1,6 +1,8 @@
 import {
   fencingToken,
+  fencingTokenText,
   findOwnNode,
+  MAX_GENERATION,
   positionOf,
   sequenceOf,
   sortContenders,
@@ -34,24 +36,43 @@ describe('lock naming (Curator-compatible)', () => {
     expect(positionOf(children, 'c-lock-0000000003', new Set())).toEqual({
       predecessor: 'b-lock-0000000002',
       ahead: 2,
+      behind: 0,
     });
     expect(positionOf(children, 'c-lock-0000000003', new Set(['b-lock-0000000002']))).toEqual({
       predecessor: 'a-lock-0000000001',
       ahead: 1,
+      behind: 0,
     });
     expect(positionOf(children, 'a-lock-0000000001', new Set())).toEqual({
       predecessor: null,
       ahead: 0,
+      behind: 2,
     });
     expect(positionOf(children, 'gone-lock-0000000009', new Set())).toBeNull();
   });
 
-  it('fencing tokens grow with the sequence and across a re-created lock node', () => {
+  it('fencing tokens grow with the generation, the sequence and across a re-created lock node', () => {
     const first = fencingToken(100n, 41);
+    const handedOn = fencingToken(100n, 41, 1);
+    const lastHandoff = fencingToken(100n, 41, MAX_GENERATION);
     const next = fencingToken(100n, 42);
     const afterRecreate = fencingToken(101n, 0);
-    expect(next > first).toBe(true);
+    expect(handedOn > first).toBe(true);
+    expect(next > lastHandoff).toBe(true);
     expect(afterRecreate > next).toBe(true);
-    expect(fencingToken(100n, 2 ** 31 - 1) < fencingToken(101n, 0)).toBe(true);
+    expect(fencingToken(100n, 2 ** 31 - 1, MAX_GENERATION) < fencingToken(101n, 0)).toBe(true);
+    expect(() => fencingToken(100n, 41, MAX_GENERATION + 1)).toThrow(RangeError);
+  });
+
+  it('keeps tokens of ensemble zxids (epoch in the high bits) apart and ordered as text', () => {
+    const epoch3 = (3n << 32n) | 17n;
+    const big = fencingToken(epoch3, 2 ** 31 - 1, MAX_GENERATION);
+    const bigger = fencingToken(epoch3 + 1n, 0);
+    expect(big > 2n ** 64n).toBe(true);
+    expect(bigger < 2n ** 128n).toBe(true);
+    expect(fencingTokenText(big) < fencingTokenText(bigger)).toBe(true);
+    expect(fencingTokenText(5n) < fencingTokenText(40n)).toBe(true);
+    expect(fencingTokenText(big)).toHaveLength(39);
+    expect(BigInt(fencingTokenText(big))).toBe(big);
   });
 });

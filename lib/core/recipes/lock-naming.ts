@@ -40,14 +40,28 @@ export function findOwnNode(children: readonly string[], uuid: string): string |
   return children.find((c) => c.startsWith(prefix));
 }
 
+/** Local handoffs of one node (see LockQueue) are numbered in the token's low 32 bits. */
+export const MAX_GENERATION = 0xffff_ffff;
+
 /**
- * Fencing token = (czxid of the lock node << 32) | sequence. Within one incarnation of the lock
- * node the sequence grows; a re-created lock node has a larger czxid (zxids only grow), so tokens
- * grow strictly from each holder to the next, also across removal of the lock node. Needs no
- * extra request: GET_CHILDREN2 returns the lock node's Stat with the listing.
+ * Fencing token = (czxid of the lock node << 64) | (sequence << 32) | generation, below 2^128.
+ * Within one incarnation of the lock node the sequence grows; a re-created lock node has a larger
+ * czxid (zxids only grow), so tokens grow strictly from each holder's node to the next, also
+ * across removal of the lock node. The generation numbers the callers one process serves on one
+ * node in turn (0 for the first). Needs no extra request: GET_CHILDREN2 returns the lock node's
+ * Stat with the listing. A zxid carries the leader epoch in its high 32 bits, so tokens do not
+ * fit 64 bits: store them as NUMERIC(39) or as `fencingTokenText()`.
  */
-export function fencingToken(lockNodeCzxid: bigint, sequence: number): bigint {
-  return (lockNodeCzxid << 32n) | BigInt(sequence >>> 0);
+export function fencingToken(lockNodeCzxid: bigint, sequence: number, generation = 0): bigint {
+  if (generation < 0 || generation > MAX_GENERATION) {
+    throw new RangeError(`fencing generation ${generation} is outside 0..${MAX_GENERATION}`);
+  }
+  return (lockNodeCzxid << 64n) | (BigInt(sequence >>> 0) << 32n) | BigInt(generation);
+}
+
+/** A token as 39 zero-padded digits: text order equals numeric order (for TEXT columns). */
+export function fencingTokenText(token: bigint): string {
+  return token.toString().padStart(39, '0');
 }
 
 /** Where `own` stands among `children`, ignoring `ignore` (our own released holder nodes). */
@@ -55,9 +69,9 @@ export function positionOf(
   children: readonly string[],
   own: string,
   ignore: ReadonlySet<string>,
-): { predecessor: string | null; ahead: number } | null {
+): { predecessor: string | null; ahead: number; behind: number } | null {
   const sorted = sortContenders(children.filter((c) => c === own || !ignore.has(c)));
   const i = sorted.indexOf(own);
   if (i < 0) return null;
-  return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i };
+  return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i, behind: sorted.length - 1 - i };
 }

@@ -24,6 +24,7 @@ export interface QueueHost {
 interface Waiter {
   readonly tryOnly: boolean;
   readonly startedAt: number;
+  /** The node this caller waits on; several callers of one batch share a node. */
   contender?: Contender;
   done: boolean;
   resolve(lock: HeldLock | null): void;
@@ -35,16 +36,22 @@ const RELEASED_MEMORY = 64;
 
 /**
  * Two-level lock for one path in one process: a local FIFO of callers in front of the
- * ZooKeeper queue. At most `maxNodesPerPath` callers (holder included) have a node at a time,
- * in local arrival order, so ZooKeeper's order decides between processes (a remote node that
- * queued earlier always goes first). When our next caller's node is right behind our holder's,
- * the handoff happens on release without a round trip.
+ * ZooKeeper queue, with at most `maxNodesPerPath` nodes of ours at a time.
+ *
+ * A node stands for a batch: the callers that were waiting, without a node, when its create was
+ * sent. They all queued before any node created after it, so when the node comes first it
+ * serves them in turn, handing the lock on in process, without a round trip, with a new fencing
+ * generation each time (DESIGN.md §3: we never go ahead of a remote node that queued earlier).
+ * A caller that arrives while our holding node is still alone (no node joined behind it since
+ * its listing, which the child watch would report) is served on that node too; once someone
+ * joins, newcomers queue nodes of their own behind them.
  */
 export class LockQueue implements ContenderContext {
   holder: HeldLock | null = null;
   readonly released = new Set<string>();
   private readonly waiters: Waiter[] = [];
   private pending = 0;
+  private creationScheduled = false;
 
   constructor(
     private readonly host: QueueHost,
@@ -118,6 +125,15 @@ export class LockQueue implements ContenderContext {
   private async releaseOnce(lock: HeldLock): Promise<void> {
     if (this.holder === lock) this.holder = null;
     const node = lock.contender;
+    const next = lock.state === 'lost' ? undefined : this.servedNext(node);
+    if (next) {
+      // In-process handoff: the node stays, the next caller of ours holds it now.
+      next.contender = node;
+      this.host.onReleased(lock);
+      this.grant(next);
+      return;
+    }
+    node.holding = false;
     if (node.name) {
       this.remember(node.name);
       // Our next caller queued right behind the released node is first now: no round trip.
@@ -128,6 +144,8 @@ export class LockQueue implements ContenderContext {
         }
       }
     }
+    // Callers of this node's batch that could not be served on it (lost, disconnected) queue anew.
+    for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
     this.pending++;
     const deletion = node.remove();
     this.pump();
@@ -186,13 +204,18 @@ export class LockQueue implements ContenderContext {
         'node-deleted',
         `lock node ${contender.nodePath} was deleted by another client`,
       );
-      return;
+    } else {
+      contender.abandon();
     }
-    const waiter = this.waiters.find((w) => w.contender === contender);
-    if (!waiter) return;
-    contender.abandon();
-    waiter.contender = undefined; // our node was deleted under us: queue again
-    this.pump();
+    // Our node was deleted under us: its waiting callers queue again.
+    let requeued = false;
+    for (const w of this.waiters) {
+      if (w.contender === contender) {
+        w.contender = undefined;
+        requeued = true;
+      }
+    }
+    if (requeued) this.pump();
   }
 
   onDirsCreated(dirs: string[]): void {
@@ -206,11 +229,13 @@ export class LockQueue implements ContenderContext {
       const first = this.waiters.find((w) => w.contender?.isFirst);
       if (first) this.grant(first);
     }
-    let nodes = this.holder ? 1 : 0;
-    for (const w of this.waiters) {
-      if (nodes >= this.host.maxNodesPerPath) break;
-      if (!w.contender) this.startContender(w);
-      nodes++;
+    if (!this.creationScheduled && this.waiters.some((w) => !w.contender)) {
+      // Callers arriving in the same tick share one node.
+      this.creationScheduled = true;
+      queueMicrotask(() => {
+        this.creationScheduled = false;
+        this.queueNode();
+      });
     }
     for (const w of [...this.waiters]) {
       // A try that learned its place without being first gives up at once.
@@ -225,22 +250,42 @@ export class LockQueue implements ContenderContext {
     }
   }
 
-  private startContender(waiter: Waiter): void {
+  /** One new node for every caller still without one, unless they can be served otherwise. */
+  private queueNode(): void {
+    const batch = this.waiters.filter((w) => !w.contender);
+    if (batch.length === 0) return;
+    const holding = this.holder?.contender;
+    if (holding?.alone && holding.canServeAgain) return; // served on the holder's node
+    if (this.nodeCount() >= this.host.maxNodesPerPath) return; // a node of ours frees up first
     const contender = new Contender(this);
-    waiter.contender = contender;
+    for (const w of batch) w.contender = contender;
     contender.enter().then(
-      () => {
-        // A waiter that gave up meanwhile: cancel() asked the contender to go, and enter()
-        // deletes the node itself once it knows its name.
-        if (!waiter.done) this.pump();
-      },
+      // A batch that gave up meanwhile: cancel() asked the contender to go, and enter()
+      // deletes the node itself once it knows its name.
+      () => this.pump(),
       (err) => {
-        if (waiter.contender === contender) waiter.contender = undefined;
-        if (waiter.done) return;
+        const members = this.waiters.filter((w) => w.contender === contender);
+        for (const w of members) w.contender = undefined;
         if (isSessionGone(err)) this.pump();
-        else this.cancel(waiter, err);
+        else for (const w of members) this.cancel(w, err);
       },
     );
+  }
+
+  /** The caller our released node serves next without queueing anew, if any (FIFO). */
+  private servedNext(node: Contender): Waiter | undefined {
+    if (!node.canServeAgain || node.session?.state !== 'connected') return undefined;
+    const member = this.waiters.find((w) => w.contender === node);
+    if (member) return member;
+    const head = this.waiters[0];
+    return head && !head.contender && !head.tryOnly && node.alone ? head : undefined;
+  }
+
+  private nodeCount(): number {
+    const nodes = new Set<Contender>();
+    if (this.holder) nodes.add(this.holder.contender);
+    for (const w of this.waiters) if (w.contender) nodes.add(w.contender);
+    return nodes.size;
   }
 
   private grant(waiter: Waiter): void {
@@ -250,24 +295,31 @@ export class LockQueue implements ContenderContext {
       this.displayPath,
       this.lockPath,
       contender,
+      contender.issueToken(),
       (l) => this.release(l),
       (l, e) => this.host.onLost(l, e),
     );
     this.holder = lock;
-    contender.holding = true;
-    // The child watch from the first listing covers an immediate holder; else watch our node.
-    if (!contender.parentWatchArmed) contender.watchSelf();
+    if (!contender.holding) {
+      contender.holding = true;
+      // The child watch from the first listing covers an immediate holder; else watch our node.
+      if (!contender.parentWatchArmed) contender.watchSelf();
+    }
     waiter.resolve(lock);
   }
 
-  /** Ends a wait with an error, or with null for a try; its node (if any) is deleted. */
+  /** Ends a wait with an error, or with null for a try; a node nobody needs any more goes. */
   private cancel(waiter: Waiter, error: Error | null): void {
     if (waiter.done) return;
     this.finish(waiter);
     const contender = waiter.contender;
     if (error) waiter.reject(error);
     else waiter.resolve(null);
-    if (contender) {
+    if (
+      contender &&
+      !contender.holding &&
+      !this.waiters.some((w) => w.contender === contender)
+    ) {
       this.pending++;
       void contender.remove().finally(() => {
         this.pending--;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 // node-zookeeper-client ships no types; declare only what the tests use.
 interface RawStat {
   numChildren: number;
+  cversion: number;
   ephemeralOwner: Buffer;
 }
 interface RawClient {
@@ -78,6 +79,15 @@ export class ZkAdmin {
   exists(path: string): Promise<boolean> {
     return new Promise((resolve, reject) =>
       this.client.exists(path, (err, stat) => (err ? reject(err) : resolve(!!stat))),
+    );
+  }
+
+  /** How many times children of `path` were created or deleted (its Stat's cversion). */
+  childChanges(path: string): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.client.exists(path, (err, stat) =>
+        err ? reject(err) : stat ? resolve(stat.cversion) : reject(new Error(`${path} is gone`)),
+      ),
     );
   }
 
