@@ -314,7 +314,10 @@ export class ZkSession extends EventEmitter {
    * Hooks into the client's connection manager (per instance, not its prototype):
    * - every frame from the server feeds our liveness clock;
    * - a frame the client cannot parse (an error code missing from its table throws) drops the
-   *   socket instead of crashing the process; the session survives, pending requests time out;
+   *   socket instead of crashing the process, and the session reconnects. The request that
+   *   reply was for is never called back and times out (REQUEST_TIMEOUT); those sent behind it
+   *   fail with CONNECTION_LOSS when the socket closes (both in doubt). See
+   *   test/core/unparsable-reply.e2e-spec.ts;
    * - a reconnect attempt after close() is refused, and close completion is observed.
    */
   private instrument(cm: any): void {
