@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LockLossReason, LockLostError } from './errors';
+import { ReadOnlyLockView } from './read-only-lock-view';
 import type { Contender } from './recipes/contender';
 import type { LockHandle, LockState } from './types';
 
@@ -30,8 +31,22 @@ export class HeldLock extends EventEmitter {
     if (!this.controller) {
       this.controller = new AbortController();
       if (this.lostError) this.controller.abort(this.lostError);
+      this.observe();
     }
     return this.controller.signal;
+  }
+
+  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+    if (event === 'lost') this.observe();
+    return super.on(event, listener);
+  }
+
+  /**
+   * Someone will be told if the lock is lost: from now on, watch the node for deletion by
+   * another client too (one request; session loss is noticed without it).
+   */
+  private observe(): void {
+    if (this.active) this.contender.watchSelf();
   }
 
   get active(): boolean {
@@ -77,27 +92,17 @@ export class HeldLock extends EventEmitter {
 }
 
 /** What the caller gets: one acquisition of a HeldLock; release is idempotent per handle. */
-export class LockHandleView implements LockHandle {
+export class LockHandleView extends ReadOnlyLockView implements LockHandle {
   private released = false;
   private releasing?: Promise<void>;
-
-  constructor(private readonly lock: HeldLock) {}
 
   /** @internal the shared record (for owner scopes). */
   get heldLock(): HeldLock {
     return this.lock;
   }
 
-  get path(): string {
-    return this.lock.path;
-  }
-  get fencingToken(): bigint {
-    return this.lock.fencingToken;
-  }
-  get signal(): AbortSignal {
-    return this.lock.signal;
-  }
-  get state(): LockState {
+  /** 'released' once this handle is released (unless lost), even while a re-entry still holds. */
+  override get state(): LockState {
     return this.released && this.lock.state !== 'lost' ? 'released' : this.lock.state;
   }
 
@@ -107,15 +112,5 @@ export class LockHandleView implements LockHandle {
       this.releasing = this.lock.exit();
     }
     return this.releasing!;
-  }
-
-  on(event: string, listener: (...args: any[]) => void): this {
-    this.lock.on(event, listener);
-    return this;
-  }
-
-  off(event: string, listener: (...args: any[]) => void): this {
-    this.lock.off(event, listener);
-    return this;
   }
 }

@@ -4,9 +4,10 @@ import type { LockState, LockView } from './types';
 /**
  * A held lock as its owner's code sees it through `heldLock(path)`: token, signal, state and
  * events, but no release and no hold count of its own, so reading it never keeps the lock.
+ * LockHandleView adds release() on top.
  */
 export class ReadOnlyLockView implements LockView {
-  constructor(private readonly lock: HeldLock) {}
+  constructor(protected readonly lock: HeldLock) {}
 
   get path(): string {
     return this.lock.path;
