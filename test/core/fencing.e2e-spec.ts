@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killAllFixtures } from './support/agents';
+import { useTestRoot } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
 import { runCycleWorkers, scratchDir } from './support/workers';
-import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { eventually } from './support/zk-admin';
 
 /** Rounds alternate between immediate cleanup of the empty lock node and the default delay. */
 const ROUNDS = [
@@ -20,21 +20,11 @@ const ROUNDS = [
 ];
 
 describe('fencing tokens across processes', () => {
-  const root = testRoot('fencing');
-  const path = `${root}/fenced`;
+  const zk = useTestRoot('fencing');
+  const path = `${zk.root}/fenced`;
   const scratch = scratchDir();
-  let admin: ZkAdmin;
 
-  beforeAll(async () => {
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await killAllFixtures();
-    await admin.removeTree(root);
-    admin.close();
-    scratch.remove();
-  });
+  afterAll(() => scratch.remove());
 
   it('strictly increase over 1,000 handoffs, across removal and re-creation of the lock node', async () => {
     const logFile = join(scratch.dir, 'tokens.log');
@@ -44,7 +34,10 @@ describe('fencing tokens across processes', () => {
       await runCycleWorkers({ path, logFile, maxSleepMs: 0, ...round });
       if (round.parentCleanupDelayMs === 0) {
         // Every worker has released: the empty lock node must go, so the next round re-creates it.
-        await eventually('the empty lock node is removed', async () => !(await admin.exists(path)));
+        await eventually(
+          'the empty lock node is removed',
+          async () => !(await zk.admin.exists(path)),
+        );
         removals++;
       }
     }

@@ -2,39 +2,20 @@
  * Issue #2 §5.2: processes that queue one after another while the lock is held get it in that
  * order, and each next holder sees a larger fencing token.
  */
-import { ZkLockClient } from '../../lib';
-import { killAllFixtures, LockAgent, tokenOf } from './support/agents';
-import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { LockAgent, tokenOf } from './support/agents';
+import { useCoreFixture } from './support/core-fixture';
+import { eventually } from './support/zk-admin';
 
 const WAITERS = 4;
 
 describe('FIFO order across processes', () => {
-  const root = testRoot('fifo');
-  const path = `${root}/queue`;
-  let locks: ZkLockClient;
-  let admin: ZkAdmin;
-  const agents: LockAgent[] = [];
-
-  beforeAll(async () => {
-    locks = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      sessionTimeoutMs: 10_000,
-    });
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await Promise.allSettled(agents.map((a) => a.close()));
-    await killAllFixtures();
-    await locks.close();
-    await admin.removeTree(root);
-    admin.close();
-  });
+  const zk = useCoreFixture('fifo');
+  const path = `${zk.root}/queue`;
 
   it('grants the lock to waiting processes in the order they queued', async () => {
-    const holder = await locks.acquire(path);
-    for (let i = 0; i < WAITERS; i++)
-      agents.push(await LockAgent.start({ sessionTimeoutMs: 10_000 }));
+    const holder = await zk.locks.acquire(path);
+    const agents: LockAgent[] = [];
+    for (let i = 0; i < WAITERS; i++) agents.push(await zk.startAgent());
 
     // Queue the agents one at a time: each must be visible in the queue before the next asks.
     const pending = new Map<LockAgent, Promise<bigint>>();
@@ -42,10 +23,10 @@ describe('FIFO order across processes', () => {
       pending.set(agent, agent.send({ op: 'acquire', path }).then(tokenOf));
       await eventually(
         `agent ${i + 1} queued`,
-        async () => (await locks.inspect(path)).queue.length === i + 1,
+        async () => (await zk.locks.inspect(path)).queue.length === i + 1,
       );
     }
-    const queue = (await locks.inspect(path)).queue;
+    const queue = (await zk.locks.inspect(path)).queue;
     expect(queue.map((node) => node.data.pid)).toEqual(agents.map((a) => a.pid));
 
     // Hand the lock down the line: whoever gets it next is recorded, then releases.
@@ -65,6 +46,6 @@ describe('FIFO order across processes', () => {
 
     expect(order).toEqual(agents.map((a) => a.pid));
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
-    expect(await admin.children(path)).toEqual([]);
+    expect(await zk.admin.children(path)).toEqual([]);
   });
 });

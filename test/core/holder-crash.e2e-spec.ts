@@ -2,47 +2,30 @@
  * Issue #2 §5.5: a holder process killed with SIGKILL cannot release; ZooKeeper deletes its
  * ephemeral node when its session expires, and the next waiter gets the lock then (not before).
  */
-import { ZkLockClient } from '../../lib';
-import { exited, killAllFixtures, LockAgent } from './support/agents';
-import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { exited } from './support/agents';
+import { useCoreFixture } from './support/core-fixture';
+import { eventually } from './support/zk-admin';
 
 const HOLDER_SESSION_MS = 2_000;
 /** Generous bound: session timeout plus 5 s for a busy machine. Not a performance claim. */
 const UPPER_BOUND_MS = HOLDER_SESSION_MS + 5_000;
 
 describe('holder process killed with SIGKILL', () => {
-  const root = testRoot('crash');
-  const path = `${root}/job`;
-  let locks: ZkLockClient;
-  let admin: ZkAdmin;
-
-  beforeAll(async () => {
-    locks = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      sessionTimeoutMs: 10_000,
-    });
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await killAllFixtures();
-    await locks.close();
-    await admin.removeTree(root);
-    admin.close();
-  });
+  const zk = useCoreFixture('crash');
+  const path = `${zk.root}/job`;
 
   it('hands the lock to the waiter after the dead holder session expires', async () => {
-    const holder = await LockAgent.start({ sessionTimeoutMs: HOLDER_SESSION_MS });
+    const holder = await zk.startAgent({ sessionTimeoutMs: HOLDER_SESSION_MS });
     const holderToken = await holder.acquire(path);
 
     let acquiredAt: number | undefined;
-    const waiting = locks.acquire(path).then((lock) => {
+    const waiting = zk.locks.acquire(path).then((lock) => {
       acquiredAt = Date.now();
       return lock;
     });
     await eventually(
       'the waiter is queued',
-      async () => (await locks.inspect(path)).queue.length === 1,
+      async () => (await zk.locks.inspect(path)).queue.length === 1,
     );
     expect(acquiredAt).toBeUndefined();
 
@@ -62,9 +45,9 @@ describe('holder process killed with SIGKILL', () => {
     expect(acquiredAt).toBeGreaterThanOrEqual(killedAt);
     expect(lock.state).toBe('held');
     expect(lock.fencingToken).toBeGreaterThan(holderToken);
-    const inspection = await locks.inspect(path);
+    const inspection = await zk.locks.inspect(path);
     expect(inspection.holder?.data.pid).toBe(process.pid);
     await lock.release();
-    expect(await admin.children(path)).toEqual([]);
+    expect(await zk.admin.children(path)).toEqual([]);
   });
 });

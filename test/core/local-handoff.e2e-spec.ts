@@ -2,51 +2,27 @@
  * Issue #5: handoffs between callers of one process do not each cost a ZooKeeper node (one node
  * serves a batch), yet never go ahead of a remote node that queued earlier (DESIGN.md §3).
  */
-import { LockHandle, ZkLockClient } from '../../lib';
-import { killAllFixtures, LockAgent } from './support/agents';
-import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { LockHandle } from '../../lib';
+import { useCoreFixture } from './support/core-fixture';
+import { eventually } from './support/zk-admin';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('handoffs inside one process', () => {
-  const root = testRoot('local-handoff');
-  let locks: ZkLockClient;
-  let admin: ZkAdmin;
-  const agents: LockAgent[] = [];
-
-  const startAgent = async (): Promise<LockAgent> => {
-    const agent = await LockAgent.start({ sessionTimeoutMs: 10_000 });
-    agents.push(agent);
-    return agent;
-  };
-
-  beforeAll(async () => {
-    locks = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      sessionTimeoutMs: 10_000,
-      // Keep idle lock nodes, so their child-change counters can be read after the run.
-      parentCleanupDelayMs: 600_000,
-    });
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await Promise.allSettled(agents.map((a) => a.close()));
-    await killAllFixtures();
-    await locks.close();
-    await admin.removeTree(root);
-    admin.close();
+  const zk = useCoreFixture('local-handoff', {
+    // Keep idle lock nodes, so their child-change counters can be read after the run.
+    parentCleanupDelayMs: 600_000,
   });
 
   it('serves callers that wait in the same tick on one node, in order, with growing tokens', async () => {
-    const path = `${root}/burst`;
+    const path = `${zk.root}/burst`;
     const order: number[] = [];
     const tokens: bigint[] = [];
     let inside = 0;
     let overlaps = 0;
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        locks.withLock(path, async (lock) => {
+        zk.locks.withLock(path, async (lock) => {
           if (inside++ > 0) overlaps++;
           order.push(i);
           tokens.push(lock.fencingToken);
@@ -58,39 +34,42 @@ describe('handoffs inside one process', () => {
     expect(overlaps).toBe(0);
     expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBe(tokens[i - 1] + 1n);
-    await eventually('the node is gone', async () => (await admin.children(path)).length === 0);
+    await eventually('the node is gone', async () => (await zk.admin.children(path)).length === 0);
     // One create and one delete under the lock node for all twenty callers.
-    expect(await admin.childChanges(path)).toBe(2);
+    expect(await zk.admin.childChanges(path)).toBe(2);
   });
 
-  it('serves callers that arrive while its node is alone on that node too', async () => {
-    const path = `${root}/trickle`;
-    const first = await locks.acquire(path);
+  it('gives a caller that arrives while we hold a node of its own (it asked after ours was created)', async () => {
+    const path = `${zk.root}/trickle`;
+    const first = await zk.locks.acquire(path);
     const tokens = [first.fencingToken];
     // Each next caller asks while the previous one still holds.
     let current: LockHandle = first;
     for (let i = 0; i < 5; i++) {
-      const next = locks.acquire(path);
+      const next = zk.locks.acquire(path);
       await tick();
       await current.release();
       current = await next;
       tokens.push(current.fencingToken);
     }
     await current.release();
-    for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBe(tokens[i - 1] + 1n);
-    await eventually('the node is gone', async () => (await admin.children(path)).length === 0);
-    expect(await admin.childChanges(path)).toBe(2);
+    for (let i = 1; i < tokens.length; i++) {
+      expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
+      expect(tokens[i] >> 32n).not.toBe(tokens[i - 1] >> 32n); // another node, not a generation
+    }
+    await eventually('the nodes are gone', async () => (await zk.admin.children(path)).length === 0);
+    expect(await zk.admin.childChanges(path)).toBe(2 * tokens.length);
   });
 
   it('lets a remote node that queued while we held go before our callers that came after it', async () => {
-    const path = `${root}/remote-first`;
-    const agent = await startAgent();
-    const holder = await locks.acquire(path);
+    const path = `${zk.root}/remote-first`;
+    const agent = await zk.startAgent();
+    const holder = await zk.locks.acquire(path);
     const remote = agent.acquire(path);
     await eventually('the remote node is queued', async () => {
-      return (await locks.inspect(path)).queue.length === 1;
+      return (await zk.locks.inspect(path)).queue.length === 1;
     });
-    const local = locks.acquire(path);
+    const local = zk.locks.acquire(path);
     await tick();
     await holder.release();
     const first = await Promise.race([remote.then(() => 'remote'), local.then(() => 'local')]);
@@ -105,26 +84,26 @@ describe('handoffs inside one process', () => {
   });
 
   it('serves a batch that queued before a remote node ahead of it, with one node for the batch', async () => {
-    const path = `${root}/batch-first`;
-    const [holderAgent, lateAgent] = [await startAgent(), await startAgent()];
+    const path = `${zk.root}/batch-first`;
+    const [holderAgent, lateAgent] = [await zk.startAgent(), await zk.startAgent()];
     const holderToken = await holderAgent.acquire(path);
     const order: string[] = [];
     const batch = [1, 2, 3].map((i) =>
-      locks.withLock(path, async (lock) => {
+      zk.locks.withLock(path, async (lock) => {
         order.push(`local-${i}`);
         await tick();
         return lock.fencingToken;
       }),
     );
     await eventually('the batch is queued', async () => {
-      return (await locks.inspect(path)).queue.length === 1;
+      return (await zk.locks.inspect(path)).queue.length === 1;
     });
     const late = lateAgent.acquire(path).then((token) => {
       order.push('late-remote');
       return token;
     });
     await eventually('the late remote node is queued', async () => {
-      return (await locks.inspect(path)).queue.length === 2;
+      return (await zk.locks.inspect(path)).queue.length === 2;
     });
     await holderAgent.release(path);
     const batchTokens = await Promise.all(batch);
@@ -138,13 +117,13 @@ describe('handoffs inside one process', () => {
   });
 
   it('does not starve a remote process while local callers keep taking the lock', async () => {
-    const path = `${root}/no-starvation`;
-    const agent = await startAgent();
+    const path = `${zk.root}/no-starvation`;
+    const agent = await zk.startAgent();
     let stop = false;
     let localOps = 0;
     const loops = Array.from({ length: 4 }, async () => {
       while (!stop) {
-        await locks.withLock(path, async () => {
+        await zk.locks.withLock(path, async () => {
           localOps++;
           await tick();
         });
@@ -156,7 +135,7 @@ describe('handoffs inside one process', () => {
       const remote = agent.acquire(path, 10_000);
       let atQueued = 0;
       await eventually('the remote node is queued', async () => {
-        const { holder, queue } = await locks.inspect(path);
+        const { holder, queue } = await zk.locks.inspect(path);
         atQueued = localOps;
         return [holder, ...queue].some((node) => node?.data.pid === agent.pid);
       });

@@ -5,30 +5,19 @@
  */
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killAllFixtures } from './support/agents';
+import { useTestRoot } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
 import { runCycleWorkers, scratchDir } from './support/workers';
-import { testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
 
 const PROCESSES = 4;
 const CALLERS = 8;
 const CYCLES = 4;
 
 describe('mutual exclusion across processes', () => {
-  const root = testRoot('mutex');
+  const zk = useTestRoot('mutex');
   const scratch = scratchDir();
-  let admin: ZkAdmin;
 
-  beforeAll(async () => {
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await killAllFixtures();
-    await admin.removeTree(root);
-    admin.close();
-    scratch.remove();
-  });
+  afterAll(() => scratch.remove());
 
   it('4 processes x 8 callers: exact final count and no overlapping critical sections', async () => {
     const counterFile = join(scratch.dir, 'counter');
@@ -37,7 +26,7 @@ describe('mutual exclusion across processes', () => {
     writeFileSync(logFile, '');
 
     await runCycleWorkers({
-      path: `${root}/counter`,
+      path: `${zk.root}/counter`,
       processes: PROCESSES,
       callers: CALLERS,
       cycles: CYCLES,

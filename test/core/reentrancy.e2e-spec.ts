@@ -4,8 +4,8 @@
  * are different owners and wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockHandle, ZkLockClient } from '../../lib';
-import { testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { LockHandle } from '../../lib';
+import { useCoreFixture } from './support/core-fixture';
 
 /** Each "x:enter" is directly followed by "x:exit", and every worker ran once. */
 function expectNoOverlap(events: string[], workers: number): void {
@@ -18,67 +18,51 @@ function expectNoOverlap(events: string[], workers: number): void {
 }
 
 describe('reentrancy and in-process exclusion', () => {
-  const root = testRoot('reentrancy');
-  let locks: ZkLockClient;
-  let admin: ZkAdmin;
-
-  beforeAll(async () => {
-    locks = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      sessionTimeoutMs: 10_000,
-    });
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-  });
-
-  afterAll(async () => {
-    await locks.close();
-    await admin.removeTree(root);
-    admin.close();
-  });
+  const zk = useCoreFixture('reentrancy');
 
   it('re-enters 3 levels deep in one async context with a single znode and one token', async () => {
-    const path = `${root}/nested`;
+    const path = `${zk.root}/nested`;
     const levels: LockHandle[] = [];
-    await locks.withLock(path, async (outer) => {
+    await zk.locks.withLock(path, async (outer) => {
       levels.push(outer);
-      await locks.withLock(path, async (middle) => {
+      await zk.locks.withLock(path, async (middle) => {
         levels.push(middle);
-        const inner = await locks.acquire(path, { waitTimeoutMs: 2_000 });
+        const inner = await zk.locks.acquire(path, { waitTimeoutMs: 2_000 });
         levels.push(inner);
-        expect(await admin.children(path)).toHaveLength(1);
+        expect(await zk.admin.children(path)).toHaveLength(1);
         expect(new Set(levels.map((l) => l.fencingToken)).size).toBe(1);
         await inner.release();
         expect(inner.state).toBe('released');
       });
       // The inner levels are released; the outer hold still owns the znode.
-      expect(locks.isHeld(path)).toBe(true);
+      expect(zk.locks.isHeld(path)).toBe(true);
       expect(outer.state).toBe('held');
-      expect(await admin.children(path)).toHaveLength(1);
+      expect(await zk.admin.children(path)).toHaveLength(1);
     });
     expect(levels.map((l) => l.state)).toEqual(['released', 'released', 'released']);
-    expect(locks.isHeld(path)).toBe(false);
-    expect(await admin.children(path)).toEqual([]);
+    expect(zk.locks.isHeld(path)).toBe(false);
+    expect(await zk.admin.children(path)).toEqual([]);
   });
 
   it('emits "acquired" with reentrant=true for the nested levels only', async () => {
-    const path = `${root}/events`;
+    const path = `${zk.root}/events`;
     const seen: boolean[] = [];
     const onAcquired = (event: { path: string; reentrant: boolean }): void => {
       if (event.path === path) seen.push(event.reentrant);
     };
-    locks.on('acquired', onAcquired);
-    await locks.withLock(path, () =>
-      locks.withLock(path, () => locks.withLock(path, () => undefined)),
+    zk.locks.on('acquired', onAcquired);
+    await zk.locks.withLock(path, () =>
+      zk.locks.withLock(path, () => zk.locks.withLock(path, () => undefined)),
     );
-    locks.off('acquired', onAcquired);
+    zk.locks.off('acquired', onAcquired);
     expect(seen).toEqual([false, true, true]);
   });
 
   it('keeps concurrent withLock callers in one process apart', async () => {
-    const path = `${root}/contexts`;
+    const path = `${zk.root}/contexts`;
     const events: string[] = [];
     const worker = (name: string) =>
-      locks.withLock(path, async () => {
+      zk.locks.withLock(path, async () => {
         events.push(`${name}:enter`);
         await sleep(20);
         events.push(`${name}:exit`);
@@ -88,10 +72,10 @@ describe('reentrancy and in-process exclusion', () => {
   });
 
   it('keeps plain acquire() calls from concurrent async functions apart', async () => {
-    const path = `${root}/plain`;
+    const path = `${zk.root}/plain`;
     const events: string[] = [];
     const worker = async (name: string): Promise<void> => {
-      const lock = await locks.acquire(path, { waitTimeoutMs: 10_000 });
+      const lock = await zk.locks.acquire(path, { waitTimeoutMs: 10_000 });
       events.push(`${name}:enter`);
       await sleep(20);
       events.push(`${name}:exit`);
@@ -102,21 +86,21 @@ describe('reentrancy and in-process exclusion', () => {
   });
 
   it('makes tryAcquire from another async context return null while the lock is held', async () => {
-    const path = `${root}/try`;
+    const path = `${zk.root}/try`;
     let taken!: () => void;
     const isTaken = new Promise<void>((resolve) => (taken = resolve));
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
 
-    const holder = locks.withLock(path, async () => {
+    const holder = zk.locks.withLock(path, async () => {
       taken();
       await finished;
     });
     // Started from the test body, not inside the holder's scope: a different owner.
     const other = (async () => {
       await isTaken;
-      const attempt = await locks.tryAcquire(path);
-      const heldHere = locks.isHeld(path);
+      const attempt = await zk.locks.tryAcquire(path);
+      const heldHere = zk.locks.isHeld(path);
       finish();
       return { attempt, heldHere };
     })();
@@ -124,13 +108,13 @@ describe('reentrancy and in-process exclusion', () => {
     const [, { attempt, heldHere }] = await Promise.all([holder, other]);
     expect(attempt).toBeNull();
     expect(heldHere).toBe(false);
-    const after = await locks.tryAcquire(path);
+    const after = await zk.locks.tryAcquire(path);
     expect(after).not.toBeNull();
     await after?.release();
   });
 
   it('does not let a sibling started later by the same caller re-enter a lock it does not own', async () => {
-    const path = `${root}/sibling`;
+    const path = `${zk.root}/sibling`;
     let taken!: () => void;
     const isTaken = new Promise<void>((resolve) => (taken = resolve));
     let finish!: () => void;
@@ -138,18 +122,18 @@ describe('reentrancy and in-process exclusion', () => {
 
     // Like a server loop: start a job that takes the lock, later start another job.
     const first = (async () => {
-      const lock = await locks.acquire(path);
+      const lock = await zk.locks.acquire(path);
       taken();
       await finished;
       await lock.release();
     })();
     await isTaken;
     const second = await (async () => {
-      const attempt = await locks.tryAcquire(path);
+      const attempt = await zk.locks.tryAcquire(path);
       await attempt?.release();
       return attempt;
     })();
-    const heldByCaller = locks.isHeld(path);
+    const heldByCaller = zk.locks.isHeld(path);
     finish();
     await first;
 

@@ -2,49 +2,35 @@
  * Issue #2 §5.4: a waiter that times out or is aborted removes its queue node; tryAcquire returns
  * null (and leaves nothing behind) while another process holds the lock.
  */
-import { LockAbortedError, LockTimeoutError, ZkLockClient, ZkLockError } from '../../lib';
-import { killAllFixtures, LockAgent } from './support/agents';
-import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { LockAbortedError, LockTimeoutError, ZkLockError } from '../../lib';
+import type { LockAgent } from './support/agents';
+import { useCoreFixture } from './support/core-fixture';
+import { eventually } from './support/zk-admin';
 
 describe('timeout, abort and tryAcquire while another process holds', () => {
-  const root = testRoot('timeout');
-  const path = `${root}/busy`;
-  let locks: ZkLockClient;
-  let admin: ZkAdmin;
+  const zk = useCoreFixture('timeout');
+  const path = `${zk.root}/busy`;
   let holder: LockAgent;
 
   beforeAll(async () => {
-    locks = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      sessionTimeoutMs: 10_000,
-    });
-    admin = await ZkAdmin.connect(zkConnectFromEnv());
-    holder = await LockAgent.start({ sessionTimeoutMs: 10_000 });
+    holder = await zk.startAgent();
     await holder.acquire(path);
-  });
-
-  afterAll(async () => {
-    await holder?.close().catch(() => undefined);
-    await killAllFixtures();
-    await locks.close();
-    await admin.removeTree(root);
-    admin.close();
   });
 
   /** Only the other process's node is left under the lock path. */
   const expectOnlyHolderNode = async (): Promise<void> => {
-    const inspection = await locks.inspect(path);
+    const inspection = await zk.locks.inspect(path);
     expect(inspection.holder?.data.pid).toBe(holder.pid);
     expect(inspection.queue).toEqual([]);
-    expect(await admin.children(path)).toHaveLength(1);
+    expect(await zk.admin.children(path)).toHaveLength(1);
   };
 
   it('rejects with LockTimeoutError after waitTimeoutMs and removes its node', async () => {
     const timeouts: unknown[] = [];
     const onTimeout = (event: unknown): void => void timeouts.push(event);
-    locks.on('timeout', onTimeout);
-    const error = await locks.acquire(path, { waitTimeoutMs: 500 }).catch((e: unknown) => e);
-    locks.off('timeout', onTimeout);
+    zk.locks.on('timeout', onTimeout);
+    const error = await zk.locks.acquire(path, { waitTimeoutMs: 500 }).catch((e: unknown) => e);
+    zk.locks.off('timeout', onTimeout);
 
     expect(error).toBeInstanceOf(LockTimeoutError);
     expect(error).toBeInstanceOf(ZkLockError);
@@ -60,10 +46,10 @@ describe('timeout, abort and tryAcquire while another process holds', () => {
 
   it('rejects with LockAbortedError when the signal fires while queued, and removes its node', async () => {
     const controller = new AbortController();
-    const waiting = locks.acquire(path, { signal: controller.signal }).catch((e: unknown) => e);
+    const waiting = zk.locks.acquire(path, { signal: controller.signal }).catch((e: unknown) => e);
     await eventually(
       'our waiter is queued',
-      async () => (await locks.inspect(path)).queue.length === 1,
+      async () => (await zk.locks.inspect(path)).queue.length === 1,
     );
     const reason = new Error('user went away');
     controller.abort(reason);
@@ -76,7 +62,7 @@ describe('timeout, abort and tryAcquire while another process holds', () => {
   });
 
   it('rejects an already-aborted signal without creating a node', async () => {
-    const error = await locks
+    const error = await zk.locks
       .acquire(path, { signal: AbortSignal.abort() })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockAbortedError);
@@ -84,17 +70,17 @@ describe('timeout, abort and tryAcquire while another process holds', () => {
   });
 
   it('tryAcquire returns null while another process holds and leaves no node', async () => {
-    expect(await locks.tryAcquire(path)).toBeNull();
-    expect(locks.isHeld(path)).toBe(false);
+    expect(await zk.locks.tryAcquire(path)).toBeNull();
+    expect(zk.locks.isHeld(path)).toBe(false);
     await expectOnlyHolderNode();
   });
 
   it('tryAcquire succeeds once the other process has released', async () => {
     await holder.release(path);
-    const lock = await locks.tryAcquire(path);
+    const lock = await zk.locks.tryAcquire(path);
     expect(lock).not.toBeNull();
     expect(lock?.state).toBe('held');
     await lock?.release();
-    expect(await admin.children(path)).toEqual([]);
+    expect(await zk.admin.children(path)).toEqual([]);
   });
 });
