@@ -3,7 +3,7 @@
  * critical section, release (through withLock, so each op is its own owner scope).
  * Shared by the in-process scenarios and the worker processes of same-key-4p.
  */
-import type { ZkLockClient } from '../lib';
+import type { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor } from './exclusion.monitor';
 import { inParallel } from './workload.runner';
 

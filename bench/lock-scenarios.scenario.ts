@@ -3,7 +3,7 @@
  * uncontended (1 caller, one path), same-key-1p (32 callers, one path),
  * many-keys (32 callers, a path each).
  */
-import type { ZkLockClient } from '../lib';
+import type { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor, checkIntervals, totalViolations } from './exclusion.monitor';
 import { runLockCallers } from './lock-callers.runner';
 import { processCpuMs } from './cpu.meter';

@@ -5,7 +5,7 @@
  * Tooling only: it patches node-zookeeper-client's prototypes in this process.
  */
 import { randomUUID } from 'node:crypto';
-import { ZkLockClient } from '../lib';
+import { ZkLockClient } from '../lib/core';
 import { zooKeeperFromEnv } from '../test/support/zookeeper';
 
 /* eslint-disable @typescript-eslint/no-require-imports */

@@ -4,7 +4,7 @@
  *   parent -> { type: 'phase', phase: 'warmup' | 'run' }   worker -> { type: 'done', ... }
  *   parent -> { type: 'close' }                            worker exits when closed
  */
-import { ZkLockClient } from '../lib';
+import { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor } from './exclusion.monitor';
 import { runLockCallers } from './lock-callers.runner';
 import { processCpuMs } from './cpu.meter';

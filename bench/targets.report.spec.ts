@@ -27,10 +27,11 @@ describe('checkTargets', () => {
         opsPerSec: 1100,
         zkRequestsPerOp: 6,
         violations: 1,
-        herdProbe: {
-          from: { processes: 2, zkRequestsPerOp: 5, zkPacketsSentPerOp: 8 },
-          to: { processes: 4, zkRequestsPerOp: 6, zkPacketsSentPerOp: 9 },
-        },
+        herdProbe: [
+          { processes: 2, zkRequestsPerOp: 4, zkPacketsSentPerOp: 5 },
+          { processes: 4, zkRequestsPerOp: 5, zkPacketsSentPerOp: 8 },
+          { processes: 8, zkRequestsPerOp: 6, zkPacketsSentPerOp: 9 },
+        ],
       }),
     });
     const find = (scenario: string, text: string) =>

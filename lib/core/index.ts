@@ -22,3 +22,4 @@ export {
 } from './errors';
 export type { LockLossReason } from './errors';
 export { validateLockPath, encodePathSegment } from './paths';
+export { fencingTokenText } from './recipes/lock-naming';

@@ -155,6 +155,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   // ---- QueueHost ------------------------------------------------------------------------------
 
+  get watchesLoss(): boolean {
+    return this.listenerCount('lost') > 0;
+  }
+
   onDirsCreated(dirs: string[]): void {
     this.reaper.created(dirs);
   }

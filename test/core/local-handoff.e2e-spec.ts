@@ -57,7 +57,10 @@ describe('handoffs inside one process', () => {
       expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
       expect(tokens[i] >> 32n).not.toBe(tokens[i - 1] >> 32n); // another node, not a generation
     }
-    await eventually('the nodes are gone', async () => (await zk.admin.children(path)).length === 0);
+    await eventually(
+      'the nodes are gone',
+      async () => (await zk.admin.children(path)).length === 0,
+    );
     expect(await zk.admin.childChanges(path)).toBe(2 * tokens.length);
   });
 

@@ -19,7 +19,7 @@ export interface ContenderContext {
   readonly nodeData: Buffer;
   /** Our own nodes that held the lock and were released: never waited on again. */
   readonly released: ReadonlySet<string>;
-  /** Our position may have changed (became first, learned our place, or someone joined behind). */
+  /** Our position may have changed (became first, or learned our place). */
   onPosition(contender: Contender): void;
   /** Our node disappeared while we still needed it (deleted by someone else). */
   onVanished(contender: Contender): void;
@@ -44,10 +44,6 @@ export class Contender {
   predecessor: string | null | undefined = undefined;
   ahead = 0;
   state: ContenderState = 'new';
-  /** True while the parent child-watch from the first listing has not fired. */
-  parentWatchArmed = false;
-  /** Our listing showed no node behind ours. */
-  lastInListing = false;
   /** Set by the queue when this node holds the lock (then we watch our own node). */
   holding = false;
   /** How many callers this node has served (the fencing token's low bits). */
@@ -55,6 +51,7 @@ export class Contender {
   private syncing = false;
   private syncAgain = false;
   private selfWatchArmed = false;
+  private selfWatchWanted = false;
   private deletion?: Promise<void>;
 
   constructor(private readonly ctx: ContenderContext) {}
@@ -70,15 +67,6 @@ export class Contender {
 
   get nodePath(): string {
     return `${this.ctx.lockPath}/${this.name}`;
-  }
-
-  /**
-   * No node has joined behind ours since our listing: nobody else waits, so a caller of ours
-   * that arrives now may be served on this node without queueing anew. (Known as soon as the
-   * child watch reports a change; a reconnect clears it, as the watch may not have survived.)
-   */
-  get alone(): boolean {
-    return this.parentWatchArmed && this.lastInListing && this.session?.state === 'connected';
   }
 
   /** Whether this node can serve one more caller (the generation has room). */
@@ -99,11 +87,12 @@ export class Contender {
     for (;;) {
       if (this.abandoned) return;
       const prefix = `${this.ctx.lockPath}/${nodeNamePrefix(this.uuid)}`;
-      // Sent in the same tick: one round trip, and the listing already contains our node.
+      // Sent in the same tick: one round trip, and the listing already contains our node. No
+      // watch on the lock node (DESIGN.md §1): a child watch would notify every node that
+      // listed, on every change, including our own delete.
       const created = session.create(prefix, this.ctx.nodeData, CreateMode.EPHEMERAL_SEQUENTIAL);
-      this.parentWatchArmed = true;
-      const listed = session.getChildren(this.ctx.lockPath, () => this.onParentEvent());
-      listed.catch(() => (this.parentWatchArmed = false));
+      const listed = session.getChildren(this.ctx.lockPath);
+      listed.catch(() => undefined); // observed below, after the create
       let path: string;
       try {
         path = await created;
@@ -152,8 +141,12 @@ export class Contender {
     }
   }
 
-  /** Watches our own node while holding: its deletion by anyone else means the lock is lost. */
+  /**
+   * Watches our own node while holding: its deletion by anyone else means the lock is lost.
+   * One request, so it is armed only once someone can be told (see HeldLock.observe).
+   */
   watchSelf(): void {
+    this.selfWatchWanted = true;
     if (this.selfWatchArmed || this.state !== 'queued' || !this.session) return;
     this.selfWatchArmed = true;
     this.session
@@ -170,10 +163,9 @@ export class Contender {
 
   /** A reconnect may have dropped in-flight watch requests: arm them again. */
   rearm(): void {
-    this.parentWatchArmed = false;
     if (this.holding) {
       this.selfWatchArmed = false;
-      this.watchSelf();
+      if (this.selfWatchWanted) this.watchSelf();
     } else {
       void this.resync();
     }
@@ -217,7 +209,6 @@ export class Contender {
     if (!position) return this.ctx.onVanished(this);
     this.predecessor = position.predecessor;
     this.ahead = position.ahead;
-    this.lastInListing = position.behind === 0;
     if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
     this.ctx.onPosition(this);
   }
@@ -247,14 +238,6 @@ export class Contender {
     } else {
       void this.resync();
     }
-  }
-
-  private onParentEvent(): void {
-    this.parentWatchArmed = false;
-    if (this.state !== 'queued') return;
-    if (this.holding) this.watchSelf();
-    // Someone may have joined behind us: our callers must now queue nodes of their own.
-    this.ctx.onPosition(this);
   }
 
   private vanishedWhileHolding(): void {

@@ -15,6 +15,8 @@ export interface QueueHost {
   readonly connection: ZkConnection;
   readonly nodeData: Buffer;
   readonly maxNodesPerPath: number;
+  /** Whether anyone listens for lost locks on the client (then every holder watches its node). */
+  readonly watchesLoss: boolean;
   onDirsCreated(dirs: string[]): void;
   onIdle(queue: LockQueue): void;
   onLost(lock: HeldLock, error: LockLostError): void;
@@ -39,12 +41,11 @@ const RELEASED_MEMORY = 64;
  * ZooKeeper queue, with at most `maxNodesPerPath` nodes of ours at a time.
  *
  * A node stands for a batch: the callers that were waiting, without a node, when its create was
- * sent. They all queued before any node created after it, so when the node comes first it
- * serves them in turn, handing the lock on in process, without a round trip, with a new fencing
- * generation each time (DESIGN.md §3: we never go ahead of a remote node that queued earlier).
- * A caller that arrives while our holding node is still alone (no node joined behind it since
- * its listing, which the child watch would report) is served on that node too; once someone
- * joins, newcomers queue nodes of their own behind them.
+ * sent. They all asked before any node created after it, so when the node comes first it serves
+ * them in turn, handing the lock on in process, without a request, with a new fencing generation
+ * each time; then it is deleted. A process thus never serves its own caller ahead of a remote
+ * node that queued earlier (DESIGN.md §3), and a hot path costs ZooKeeper one node per batch
+ * instead of one per caller.
  */
 export class LockQueue implements ContenderContext {
   holder: HeldLock | null = null;
@@ -127,8 +128,7 @@ export class LockQueue implements ContenderContext {
     const node = lock.contender;
     const next = lock.state === 'lost' ? undefined : this.servedNext(node);
     if (next) {
-      // In-process handoff: the node stays, the next caller of ours holds it now.
-      next.contender = node;
+      // In-process handoff: the node stays, the next caller of its batch holds it now.
       this.host.onReleased(lock);
       this.grant(next);
       return;
@@ -254,8 +254,6 @@ export class LockQueue implements ContenderContext {
   private queueNode(): void {
     const batch = this.waiters.filter((w) => !w.contender);
     if (batch.length === 0) return;
-    const holding = this.holder?.contender;
-    if (holding?.alone && holding.canServeAgain) return; // served on the holder's node
     if (this.nodeCount() >= this.host.maxNodesPerPath) return; // a node of ours frees up first
     const contender = new Contender(this);
     for (const w of batch) w.contender = contender;
@@ -272,13 +270,10 @@ export class LockQueue implements ContenderContext {
     );
   }
 
-  /** The caller our released node serves next without queueing anew, if any (FIFO). */
+  /** The next caller of the released node's batch, served on it without a request (FIFO). */
   private servedNext(node: Contender): Waiter | undefined {
     if (!node.canServeAgain || node.session?.state !== 'connected') return undefined;
-    const member = this.waiters.find((w) => w.contender === node);
-    if (member) return member;
-    const head = this.waiters[0];
-    return head && !head.contender && !head.tryOnly && node.alone ? head : undefined;
+    return this.waiters.find((w) => w.contender === node);
   }
 
   private nodeCount(): number {
@@ -300,11 +295,9 @@ export class LockQueue implements ContenderContext {
       (l, e) => this.host.onLost(l, e),
     );
     this.holder = lock;
-    if (!contender.holding) {
-      contender.holding = true;
-      // The child watch from the first listing covers an immediate holder; else watch our node.
-      if (!contender.parentWatchArmed) contender.watchSelf();
-    }
+    contender.holding = true;
+    // Someone listens for lost locks: watch our node for deletion by others (else on demand).
+    if (this.host.watchesLoss) contender.watchSelf();
     waiter.resolve(lock);
   }
 

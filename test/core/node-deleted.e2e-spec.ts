@@ -1,0 +1,85 @@
+/**
+ * A holder whose node someone else deletes learns it (LockLostError 'node-deleted') as soon as
+ * anyone can be told: reading `lock.signal`, a `lost` listener on the handle or on the client.
+ * Until then no watch is set, so an uncontended acquire + release stays at three requests.
+ */
+import { LockLostError } from '../../lib';
+import { mntr } from '../support/zookeeper';
+import { useCoreFixture } from './support/core-fixture';
+import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
+
+describe('a lock node deleted by another client', () => {
+  const zk = useCoreFixture('node-deleted');
+  const watchCount = async (): Promise<number> =>
+    (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
+
+  const holderNode = async (path: string): Promise<string> => {
+    const children = await zk.admin.children(path);
+    expect(children).toHaveLength(1);
+    return `${path}/${children[0]}`;
+  };
+
+  it('sets no watch for a holder nobody observes, and one once its signal is read', async () => {
+    const path = `${zk.root}/unobserved`;
+    const before = await watchCount();
+    const lock = await zk.locks.acquire(path);
+    expect(await watchCount()).toBe(before);
+    const signal = lock.signal;
+    await eventually(
+      'the holder watches its node',
+      async () => (await watchCount()) === before + 1,
+    );
+    expect(signal.aborted).toBe(false);
+    await lock.release();
+    await eventually('the watch is gone', async () => (await watchCount()) === before);
+  });
+
+  it('aborts the signal with LockLostError when the node is deleted', async () => {
+    const path = `${zk.root}/signal`;
+    const before = await watchCount();
+    const lock = await zk.locks.acquire(path);
+    const aborted = new Promise<unknown>((resolve) =>
+      lock.signal.addEventListener('abort', () => resolve(lock.signal.reason), { once: true }),
+    );
+    await eventually(
+      'the holder watches its node',
+      async () => (await watchCount()) === before + 1,
+    );
+    await zk.admin.removeTree(await holderNode(path));
+    const reason = await aborted;
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect((reason as LockLostError).reason).toBe('node-deleted');
+    expect(lock.state).toBe('lost');
+    await lock.release();
+  });
+
+  it('tells a lost listener on the handle, and the client has a lost listener watch every holder', async () => {
+    const onHandle = `${zk.root}/handle-listener`;
+    const first = await watchCount();
+    const lock = await zk.locks.acquire(onHandle);
+    const lost = new Promise<LockLostError>((resolve) => lock.on('lost', resolve));
+    await eventually('the holder watches its node', async () => (await watchCount()) === first + 1);
+    await zk.admin.removeTree(await holderNode(onHandle));
+    expect((await lost).reason).toBe('node-deleted');
+    await lock.release();
+
+    const onClient = `${zk.root}/client-listener`;
+    const events: string[] = [];
+    const listener = ({ path }: { path: string }): number => events.push(path);
+    zk.locks.on('lost', listener);
+    try {
+      const before = await watchCount();
+      const second = await zk.locks.acquire(onClient);
+      await eventually(
+        'the holder watches its node',
+        async () => (await watchCount()) === before + 1,
+      );
+      await zk.admin.removeTree(await holderNode(onClient));
+      await eventually('the client reports the loss', () => events.includes(onClient));
+      expect(second.state).toBe('lost');
+      await second.release();
+    } finally {
+      zk.locks.off('lost', listener);
+    }
+  });
+});
