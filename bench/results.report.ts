@@ -1,6 +1,6 @@
 /** The terminal table and the JSON lines. */
 import { appendFileSync, writeFileSync } from 'node:fs';
-import type { ScenarioResult, TargetCheck } from './bench.types';
+import type { HerdProbePoint, ScenarioResult, TargetCheck } from './bench.types';
 
 const COLUMNS: Array<[string, (r: ScenarioResult) => string]> = [
   ['scenario', (r) => r.scenario],
@@ -61,4 +61,12 @@ export class JsonLinesWriter {
   write(record: object): void {
     if (this.file) appendFileSync(this.file, JSON.stringify(record) + '\n');
   }
+}
+
+/** The herd probe's sweep in one line: requests (packets sent) per op at each process count. */
+export function herdLine(sweep: readonly HerdProbePoint[]): string {
+  const points = sweep.map(
+    (p) => `${p.processes} processes ${p.zkRequestsPerOp} (${p.zkPacketsSentPerOp})`,
+  );
+  return `herd probe, 1 caller per process, ZooKeeper requests (packets sent) per op: ${points.join(', ')}`;
 }

@@ -13,7 +13,7 @@ import { ServerCpuMeter } from './cpu.meter';
 import { MultiProcessConfig, multiProcessCallers } from './multi-process.scenario';
 import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
-import { JsonLinesWriter, resultsTable, targetsTable } from './results.report';
+import { herdLine, JsonLinesWriter, resultsTable, targetsTable } from './results.report';
 import { checkTargets } from './targets.report';
 import { measureWorkload, Workload } from './workload.runner';
 import { ZkRequestCounter } from './zk-requests.counter';
@@ -161,6 +161,8 @@ async function main(): Promise<void> {
     const checks = checkTargets(byName);
     console.log('\n' + resultsTable(results) + '\n');
     if (checks.length > 0) console.log(targetsTable(checks) + '\n');
+    const herd = results.find((r) => r.herdProbe)?.herdProbe;
+    if (herd) console.log(herdLine(herd) + '\n');
     const out = new JsonLinesWriter(options.out);
     for (const result of results) {
       out.write({ ...result, targets: checks.filter((c) => c.scenario === result.scenario) });
