@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import * as zookeeper from 'node-zookeeper-client';
 import { ZkCode, ZkRequestError, codeOf } from './zk-errors';
+import { RequestDeadlines } from './request-deadlines';
 import { SessionClock } from './session-clock';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -35,6 +36,7 @@ export class ZkSession extends EventEmitter {
   id = '';
   private readonly client: zookeeper.Client;
   private readonly clock: SessionClock;
+  private readonly deadlines: RequestDeadlines;
   private closing = false;
   private finished = false;
   private corked?: unknown;
@@ -49,6 +51,7 @@ export class ZkSession extends EventEmitter {
       spinDelay: 200,
       retries: 0,
     });
+    this.deadlines = new RequestDeadlines(options.requestTimeoutMs);
     this.clock = new SessionClock(options.sessionTimeoutMs, {
       onSilent: () => this.dropSocket(),
       onStuckConnecting: () => this.dropSocket(),
@@ -169,7 +172,7 @@ export class ZkSession extends EventEmitter {
     if (!this.alive || this.closing) return Promise.reject(this.goneError(op, path));
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => {
+      const deadline = this.deadlines.add(() => {
         settled = true;
         reject(
           new ZkRequestError(
@@ -179,13 +182,13 @@ export class ZkSession extends EventEmitter {
             `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`,
           ),
         );
-      }, this.options.requestTimeoutMs);
+      });
       this.corkUntilNextTick();
       try {
         send((err, value) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          this.deadlines.settle(deadline);
           if (err)
             reject(
               new ZkRequestError(
@@ -200,7 +203,7 @@ export class ZkSession extends EventEmitter {
       } catch (err) {
         // node-zookeeper-client validates paths with assertions that throw synchronously.
         settled = true;
-        clearTimeout(timer);
+        this.deadlines.settle(deadline);
         reject(err);
       }
     });
@@ -295,6 +298,7 @@ export class ZkSession extends EventEmitter {
     if (this.finished) return;
     this.finished = true;
     this.clock.stop();
+    this.deadlines.idle();
     const cm = this.client.connectionManager;
     cm.state = CM_STATES.CLOSED;
     if (this.state !== 'lost') this.state = 'closed';
