@@ -126,11 +126,12 @@ export class LockQueue implements ContenderContext {
   private async releaseOnce(lock: HeldLock): Promise<void> {
     if (this.holder === lock) this.holder = null;
     const node = lock.contender;
-    const next = lock.state === 'lost' ? undefined : this.servedNext(node);
-    if (next) {
-      // In-process handoff: the node stays, the next caller of its batch holds it now.
+    if (lock.state !== 'lost' && this.canServeBatch(node)) {
+      // In-process handoff: the node stays, the next caller of its batch holds it now. While
+      // disconnected the node keeps its place, and pump() serves the caller once the session is
+      // back (onReconnected); if the session is lost instead, its callers queue anew.
       this.host.onReleased(lock);
-      this.grant(next);
+      this.pump();
       return;
     }
     node.holding = false;
@@ -144,7 +145,7 @@ export class LockQueue implements ContenderContext {
         }
       }
     }
-    // Callers of this node's batch that could not be served on it (lost, disconnected) queue anew.
+    // Callers of its batch that cannot be served on this node (lost, generations used up) requeue.
     for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
     this.pending++;
     const deletion = node.remove();
@@ -190,6 +191,7 @@ export class LockQueue implements ContenderContext {
       this.holder.contender.rearm();
     }
     for (const w of this.waiters) if (w.contender?.session === session) w.contender.rearm();
+    this.pump(); // a caller whose node became first while we were disconnected
   }
 
   // ---- ContenderContext ---------------------------------------------------------------------
@@ -226,8 +228,10 @@ export class LockQueue implements ContenderContext {
 
   private pump(): void {
     if (!this.holder) {
+      // Granted only on a connected session: while disconnected ownership is unknown, and a
+      // node of a lost session is gone (its callers queue anew).
       const first = this.waiters.find((w) => w.contender?.isFirst);
-      if (first) this.grant(first);
+      if (first?.contender?.session?.state === 'connected') this.grant(first);
     }
     if (!this.creationScheduled && this.waiters.some((w) => !w.contender)) {
       // Callers arriving in the same tick share one node.
@@ -270,10 +274,9 @@ export class LockQueue implements ContenderContext {
     );
   }
 
-  /** The next caller of the released node's batch, served on it without a request (FIFO). */
-  private servedNext(node: Contender): Waiter | undefined {
-    if (!node.canServeAgain || node.session?.state !== 'connected') return undefined;
-    return this.waiters.find((w) => w.contender === node);
+  /** Whether the released node can serve another caller of its batch, without a request. */
+  private canServeBatch(node: Contender): boolean {
+    return node.canServeAgain && this.waiters.some((w) => w.contender === node);
   }
 
   private nodeCount(): number {
@@ -310,7 +313,7 @@ export class LockQueue implements ContenderContext {
     else waiter.resolve(null);
     if (
       contender &&
-      !contender.holding &&
+      this.holder?.contender !== contender &&
       !this.waiters.some((w) => w.contender === contender)
     ) {
       this.pending++;
