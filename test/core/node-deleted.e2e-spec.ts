@@ -82,4 +82,22 @@ describe('a lock node deleted by another client', () => {
       zk.locks.off('lost', listener);
     }
   });
+
+  it('ends a batch on a deleted node at its next handoff, even if nobody observes the holders', async () => {
+    const path = `${zk.root}/batch`;
+    const [first, second, third] = ['a', 'b', 'c'].map(() => zk.locks.acquire(path));
+    const one = await first;
+    const node = await holderNode(path);
+    await zk.admin.removeTree(node);
+    await one.release(); // hands the node on to the next caller of its batch, and watches it
+    const two = await second;
+    await eventually('the second holder learns its node is gone', () => two.state === 'lost');
+    // Until the lost holder leaves, the next caller waits (its section may still be running).
+    await two.release();
+    const three = await third; // queued again, on a node of its own
+    expect(await holderNode(path)).not.toBe(node);
+    expect(three.state).toBe('held');
+    expect(three.fencingToken).toBeGreaterThan(two.fencingToken);
+    await three.release();
+  });
 });

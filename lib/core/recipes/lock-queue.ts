@@ -129,7 +129,10 @@ export class LockQueue implements ContenderContext {
     if (lock.state !== 'lost' && this.canServeBatch(node)) {
       // In-process handoff: the node stays, the next caller of its batch holds it now. While
       // disconnected the node keeps its place, and pump() serves the caller once the session is
-      // back (onReconnected); if the session is lost instead, its callers queue anew.
+      // back (onReconnected); if the session is lost instead, its callers queue anew. A node
+      // that serves more than one caller watches itself (one request per batch, not per
+      // caller), so a deletion by another client ends the batch with a LockLostError.
+      node.watchSelf();
       this.host.onReleased(lock);
       this.pump();
       return;
