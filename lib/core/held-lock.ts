@@ -5,7 +5,7 @@ import type { Contender } from './recipes/contender';
 import type { LockHandle, LockState } from './types';
 
 /** The process-side record of one held lock; shared by re-entrant handles of the same owner. */
-export class HeldLock extends EventEmitter {
+export class HeldLock {
   state: LockState = 'held';
   count = 1;
   readonly acquiredAt = Date.now();
@@ -13,6 +13,8 @@ export class HeldLock extends EventEmitter {
   releasing?: Promise<void>;
   private controller?: AbortController;
   private lostError?: LockLostError;
+  /** Created on first use, like the signal: most holders never listen. */
+  private events?: EventEmitter;
 
   constructor(
     readonly path: string,
@@ -22,9 +24,7 @@ export class HeldLock extends EventEmitter {
     readonly fencingToken: bigint,
     private readonly onExit: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
-  ) {
-    super();
-  }
+  ) {}
 
   /** Created on first use: most critical sections never look at it. */
   get signal(): AbortSignal {
@@ -36,9 +36,15 @@ export class HeldLock extends EventEmitter {
     return this.controller.signal;
   }
 
-  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+  on(event: string, listener: (...args: any[]) => void): this {
     if (event === 'lost') this.observe();
-    return super.on(event, listener);
+    (this.events ??= new EventEmitter()).on(event, listener);
+    return this;
+  }
+
+  off(event: string, listener: (...args: any[]) => void): this {
+    this.events?.off(event, listener);
+    return this;
   }
 
   /**
@@ -74,20 +80,20 @@ export class HeldLock extends EventEmitter {
     const error = new LockLostError(this.path, reason, detail);
     this.lostError = error;
     this.controller?.abort(error);
-    this.emit('lost', error);
+    this.events?.emit('lost', error);
     this.onLost(this, error);
   }
 
   suspend(): void {
     if (this.state !== 'held') return;
     this.state = 'uncertain';
-    this.emit('uncertain');
+    this.events?.emit('uncertain');
   }
 
   resume(): void {
     if (this.state !== 'uncertain') return;
     this.state = 'held';
-    this.emit('reconnected');
+    this.events?.emit('reconnected');
   }
 }
 

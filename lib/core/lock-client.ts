@@ -170,6 +170,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   onReleased(lock: HeldLock): void {
+    if (this.listenerCount('released') === 0) return;
     this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
   }
 
@@ -201,12 +202,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     return run(this.queueFor(full, path)).then(
       (lock) => {
         if (!lock) return null;
-        this.emit('acquired', {
-          path,
-          waitMs: Date.now() - startedAt,
-          fencingToken: lock.fencingToken,
-          reentrant: false,
-        });
+        if (this.listenerCount('acquired') > 0) {
+          const waitMs = Date.now() - startedAt;
+          this.emit('acquired', { path, waitMs, fencingToken: lock.fencingToken, reentrant: false });
+        }
         return new LockHandleView(lock);
       },
       (err) => {
