@@ -245,6 +245,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       return q.release(holder);
     });
     await Promise.all(releases);
+    // Nodes still being created for callers that gave up are deleted once created: wait, so
+    // that the lock paths are empty when the reaper removes them.
+    await Promise.all(queues.map((q) => q.whenIdle()));
     await this.reaper.flush();
     await this.connection.close();
     this.removeAllListeners();

@@ -105,4 +105,23 @@ describe('resource hygiene over many lock cycles', () => {
     expect((held.signal.reason as LockLostError).reason).toBe('client-closed');
     expect(await admin.children(root)).toEqual([]);
   });
+
+  it('close() while a node is still being created deletes it and still removes the lock path', async () => {
+    const locks = await connect();
+    const held = await locks.acquire('/creating-at-close');
+    server.members[0].pause(); // requests from now on stay in flight until resume
+    const waiting = locks.acquire('/creating-at-close'); // a second node of ours is created
+    const rejected = waiting.then(
+      () => 'acquired',
+      (err: Error) => err.name,
+    );
+    await new Promise((resolve) => setImmediate(resolve)); // its create is on the wire
+    const closing = locks.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.members[0].resume();
+    await closing;
+    expect(await rejected).toBe('ClientClosedError');
+    expect(held.state).toBe('released');
+    expect(await admin.children(root)).toEqual([]);
+  });
 });

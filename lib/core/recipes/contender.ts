@@ -106,7 +106,7 @@ export class Contender {
         continue;
       }
       this.adopt(path.slice(path.lastIndexOf('/') + 1));
-      if (this.abandoned) return void this.remove();
+      if (this.abandoned) return this.remove(); // its batch gave up while it was created
       try {
         this.apply(await listed);
       } catch (err) {

@@ -51,7 +51,9 @@ export class LockQueue implements ContenderContext {
   holder: HeldLock | null = null;
   readonly released = new Set<string>();
   private readonly waiters: Waiter[] = [];
+  /** Node requests still under way: deletions, and creates of nodes (maybe given up already). */
   private pending = 0;
+  private idleWaiters: Array<() => void> = [];
   private creationScheduled = false;
 
   constructor(
@@ -158,8 +160,14 @@ export class LockQueue implements ContenderContext {
       this.host.onReleased(lock);
     } finally {
       this.pending--;
-      if (this.idle) this.host.onIdle(this);
+      this.checkIdle();
     }
+  }
+
+  /** Resolves once nothing is held, waited for or under way (close() waits for it). */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Ends every wait (client closing); holders are left to the caller. */
@@ -264,17 +272,24 @@ export class LockQueue implements ContenderContext {
     if (this.nodeCount() >= this.host.maxNodesPerPath) return; // a node of ours frees up first
     const contender = new Contender(this);
     for (const w of batch) w.contender = contender;
-    contender.enter().then(
-      // A batch that gave up meanwhile: cancel() asked the contender to go, and enter()
-      // deletes the node itself once it knows its name.
-      () => this.pump(),
-      (err) => {
-        const members = this.waiters.filter((w) => w.contender === contender);
-        for (const w of members) w.contender = undefined;
-        if (isSessionGone(err)) this.pump();
-        else for (const w of members) this.cancel(w, err);
-      },
-    );
+    this.pending++;
+    contender
+      .enter()
+      .then(
+        // A batch that gave up meanwhile: cancel() asked the contender to go, and enter()
+        // deletes the node itself once it knows its name.
+        () => this.pump(),
+        (err) => {
+          const members = this.waiters.filter((w) => w.contender === contender);
+          for (const w of members) w.contender = undefined;
+          if (isSessionGone(err)) this.pump();
+          else for (const w of members) this.cancel(w, err);
+        },
+      )
+      .finally(() => {
+        this.pending--;
+        this.checkIdle();
+      });
   }
 
   /** Whether the released node can serve another caller of its batch, without a request. */
@@ -322,11 +337,19 @@ export class LockQueue implements ContenderContext {
       this.pending++;
       void contender.remove().finally(() => {
         this.pending--;
-        if (this.idle) this.host.onIdle(this);
+        this.checkIdle();
       });
     }
     this.pump();
-    if (this.idle) this.host.onIdle(this);
+    this.checkIdle();
+  }
+
+  private checkIdle(): void {
+    if (!this.idle) return;
+    this.host.onIdle(this);
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private finish(waiter: Waiter): void {
