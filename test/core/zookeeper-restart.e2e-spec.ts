@@ -4,7 +4,13 @@
  * Away for longer than the session timeout: the signal aborts with LockLostError, and another
  * client can take the lock once ZooKeeper is back.
  */
-import { ConnectionState, LockLostError, LockState, ZkLockClient } from '../../lib';
+import {
+  ConnectionState,
+  LockLostError,
+  LockState,
+  ZkLockClient,
+  ZooKeeperUnavailableError,
+} from '../../lib';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
@@ -99,5 +105,33 @@ describe('ZooKeeper stopped and restarted under a held lock', () => {
     const next = await other.acquire(path, { waitTimeoutMs: SHORT_SESSION_MS + 15_000 });
     expect(next.state).toBe('held');
     await next.release();
+  });
+
+  it('fails a waiter with ZooKeeperUnavailableError naming the lock when no session comes back', async () => {
+    const path = `${root}/no-session`;
+    const holder = await (await connect(LONG_SESSION_MS)).acquire(path);
+    const waiterClient = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs: SHORT_SESSION_MS,
+      connectTimeoutMs: SHORT_SESSION_MS,
+    });
+    clients.push(waiterClient);
+    const failure = waiterClient.acquire(path).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    await eventually('the waiter is queued', async () => {
+      return (await waiterClient.inspect(path)).queue.length === 1;
+    });
+
+    await server.members[0].stop();
+    const error = await failure; // session lost after SHORT_SESSION_MS, no new one in time
+    server.members[0].start();
+    await server.members[0].waitServing();
+
+    expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
+    expect(error?.message).toContain(`for lock "${path}"`);
+    expect(error?.message).toContain(`within ${SHORT_SESSION_MS} ms`);
+    await holder.release().catch(() => undefined); // its session may have expired meanwhile
   });
 });

@@ -282,8 +282,9 @@ export class LockQueue implements ContenderContext {
         (err) => {
           const members = this.waiters.filter((w) => w.contender === contender);
           for (const w of members) w.contender = undefined;
-          if (isSessionGone(err)) this.pump();
-          else for (const w of members) this.cancel(w, err);
+          if (isSessionGone(err)) return this.pump();
+          const error = this.withLockPath(err as Error);
+          for (const w of members) this.cancel(w, error);
         },
       )
       .finally(() => {
@@ -357,6 +358,16 @@ export class LockQueue implements ContenderContext {
     waiter.cleanup();
     const i = this.waiters.indexOf(waiter);
     if (i >= 0) this.waiters.splice(i, 1);
+  }
+
+  /** No session to queue in: the error names the lock the caller was waiting for. */
+  private withLockPath(err: Error): Error {
+    if (!(err instanceof ZooKeeperUnavailableError)) return err;
+    return new ZooKeeperUnavailableError(
+      err.connectionString,
+      err.timeoutMs,
+      `for lock "${this.displayPath}" (no session to queue in)`,
+    );
   }
 
   /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */
