@@ -136,6 +136,21 @@ describe('a batch of callers sharing one node, under faults', () => {
     await server?.stop();
   });
 
+  /** Freezes the server until `lock` is uncertain, runs `whileDown`, then resumes the server. */
+  const duringOutage = async (lock: LockHandle, whileDown: () => void): Promise<void> => {
+    server.members[0].pause();
+    try {
+      await eventually(
+        'the holder is uncertain',
+        () => lock.state === 'uncertain',
+        OUTAGE_SESSION_MS,
+      );
+      whileDown();
+    } finally {
+      server.members[0].resume();
+    }
+  };
+
   it('queues a waiting batch again in a new session after ours expires, and serves it in order', async () => {
     const path = `${root}/session-expired`;
     const agent = await startAgent();
@@ -369,18 +384,10 @@ describe('a batch of callers sharing one node, under faults', () => {
     });
 
     // The connection goes down (the server freezes); the holder releases while it is down.
-    server.members[0].pause();
-    let released: Promise<void>;
-    try {
-      await eventually(
-        'the holder is uncertain',
-        () => lock0.state === 'uncertain',
-        OUTAGE_SESSION_MS,
-      );
+    let released!: Promise<void>;
+    await duringOutage(lock0, () => {
       released = lock0.release();
-    } finally {
-      server.members[0].resume();
-    }
+    });
     const next = await Promise.race([second, remote.then(() => undefined)]);
     if (!next) await agent.release(path); // unblock the batch before failing
     expect(order).toEqual(['local-0', 'local-1']);
@@ -411,19 +418,11 @@ describe('a batch of callers sharing one node, under faults', () => {
     const lock0 = await first;
     expect(await admin.children(path)).toHaveLength(1);
 
-    server.members[0].pause();
-    let released: Promise<void>;
-    try {
-      await eventually(
-        'the holder is uncertain',
-        () => lock0.state === 'uncertain',
-        OUTAGE_SESSION_MS,
-      );
+    let released!: Promise<void>;
+    await duringOutage(lock0, () => {
       released = lock0.release();
       controller.abort();
-    } finally {
-      server.members[0].resume();
-    }
+    });
     for (const outcome of await Promise.all(rest)) expect(outcome).toBeInstanceOf(LockAbortedError);
     await released;
     await eventually('no node is left', async () => (await admin.children(path)).length === 0);
