@@ -5,9 +5,11 @@ import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { takeHandoff } from './handler-handoff';
 import { parseKeyTemplate } from './key-template';
+import { injectedLockService, injectLockService } from './lock-service.property';
 import { lockServiceFor } from './lock-service.registry';
 import { copyMethodMetadata } from './method-metadata';
 import { resolveMethodPath } from './method-path';
+import { completeUnderLock } from './observable-result';
 import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
@@ -29,8 +31,9 @@ type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
  *   body (`<params.id>`, `<query.x>`, `<body.items.0.sku>` name the source); on any other method,
  *   from its parameters by name or position (`<orderId>`, `<0>`, `<0.orderId>`).
  * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments.
- * Template values are encoded into one path segment. The method's result becomes a Promise
- * (route handlers keep theirs: the interceptor holds the lock until it completes).
+ * Template values are encoded into one path segment. The method's result becomes a Promise; a
+ * returned Observable holds the lock until it completes (the interceptor streams it for string
+ * templates on route handlers, elsewhere it is run under the lock and its values replayed).
  */
 export function DistributedLock(
   template: string,
@@ -53,10 +56,11 @@ export function DistributedLock(
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       if (takeHandoff(spec)) return original!.apply(this, args);
       try {
-        const locks = lockServiceFor(this, where);
+        const locks = injectedLockService(this) ?? lockServiceFor(this, where);
         const path = resolveMethodPath(spec, args, names);
         const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
-        return locks.withLock(path, () => original!.apply(this, args), { waitTimeoutMs });
+        const run = () => completeUnderLock(original!.apply(this, args));
+        return locks.withLock(path, run, { waitTimeoutMs });
       } catch (err) {
         return Promise.reject(err);
       }
@@ -65,6 +69,7 @@ export function DistributedLock(
     innermost.set(wrapper, innermost.get(original!) ?? original!);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
+    if (typeof target !== 'function') injectLockService(target);
     descriptor.value = wrapper as typeof descriptor.value;
     const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) ?? [];
     if (!interceptors.includes(DistributedLockInterceptor)) {

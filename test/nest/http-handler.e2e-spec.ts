@@ -1,8 +1,47 @@
-import { Body, Controller, Get, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Body,
+  Catch,
+  Controller,
+  ExceptionFilter,
+  Get,
+  Injectable,
+  NotFoundException,
+  Param,
+  PipeTransform,
+  Post,
+  Query,
+} from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { map, Observable, throwError, timer } from 'rxjs';
 import request from 'supertest';
 import { DistributedLock, LockService, ZkLockClient } from '../../lib';
 import { testNamespace, useLockApp, zkConnect } from './support/nest-app';
+
+/** What the pipe saw: was the request's lock held when it ran? */
+const piped: { value: string; held: boolean }[] = [];
+
+@Injectable()
+class RecordingPipe implements PipeTransform<string, string> {
+  constructor(private readonly locks: LockService) {}
+  transform(value: string): string {
+    piped.push({ value, held: this.locks.isHeld(`/locks/piped:${value}`) });
+    return value;
+  }
+}
+
+/** A domain error of the application, answered by its own filter. */
+class OrderRefusedError extends Error {}
+const caught: unknown[] = [];
+
+@Catch(OrderRefusedError)
+class OrderRefusedFilter implements ExceptionFilter {
+  catch(error: OrderRefusedError, host: ArgumentsHost) {
+    caught.push(error);
+    host.switchToHttp().getResponse().status(422).json({ refused: error.message });
+  }
+}
+const thrown: OrderRefusedError[] = [];
 
 @Controller('orders')
 class OrdersController {
@@ -63,6 +102,38 @@ class OrdersController {
     return this.locks.isHeld(`/locks/fn:${id}`);
   }
 
+  @Post(':id/piped')
+  @DistributedLock('/locks/piped:<id>')
+  piped(@Param('id', RecordingPipe) id: string) {
+    return id;
+  }
+
+  @Post(':id/sku')
+  @DistributedLock('/locks/<id>/<sku>')
+  bySku() {
+    return 'ran';
+  }
+
+  @Get(':id/fn-stream')
+  @DistributedLock((id: string) => `/locks/fn-stream:${id}`)
+  fnStream(@Param('id') id: string): Observable<boolean> {
+    return timer(50).pipe(map(() => this.locks.isHeld(`/locks/fn-stream:${id}`)));
+  }
+
+  @Post(':id/refuse')
+  @DistributedLock('/locks/refuse:<id>')
+  async refuse(@Param('id') id: string): Promise<never> {
+    const error = new OrderRefusedError(`order ${id} refused`);
+    thrown.push(error);
+    throw error;
+  }
+
+  @Post(':id/default-wait')
+  @DistributedLock('/locks/default-wait:<id>')
+  defaultWait() {
+    return 'ran';
+  }
+
   @Post(':id/busy')
   @DistributedLock('/locks/busy:<id>', { waitTimeoutMs: 300 })
   busy() {
@@ -72,7 +143,13 @@ class OrdersController {
 
 describe('@DistributedLock on a controller handler', () => {
   const namespace = testNamespace('http-handler');
-  const lockApp = useLockApp({ controllers: [OrdersController] }, { namespace });
+  const lockApp = useLockApp(
+    {
+      controllers: [OrdersController],
+      providers: [{ provide: APP_FILTER, useClass: OrderRefusedFilter }],
+    },
+    { namespace, waitTimeoutMs: 400 }, // the module default, for handlers that set none
+  );
   const server = () => lockApp.app.getHttpServer();
   const acquiredPaths = () => lockApp.acquired.map((event) => event.path);
   let other: ZkLockClient;
@@ -113,7 +190,44 @@ describe('@DistributedLock on a controller handler', () => {
   it('answers 400 and locks nothing when a template value is missing', async () => {
     const res = await request(server()).post('/orders/5/missing').send({}).expect(400);
     expect(res.body.message).toContain('<body.reason> is missing');
+    expect(res.body.message).toContain('"/locks/order:<id>/<body.reason>"'); // the template
     expect(acquiredPaths()).toEqual([]);
+  });
+
+  it('looks a bare <name> up in params, then query, then body', async () => {
+    await request(server()).post('/orders/p1/sku?id=q1').send({ id: 'b1', sku: 's1' }).expect(201);
+    await request(server()).post('/orders/p2/sku?sku=q2').send({ sku: 'b2' }).expect(201);
+    expect(acquiredPaths()).toEqual(['/locks/p1/s1', '/locks/p2/q2']);
+  });
+
+  it('takes the lock before pipes run', async () => {
+    piped.length = 0;
+    await request(server()).post('/orders/p3/piped').expect(201, 'p3');
+    expect(piped).toEqual([{ value: 'p3', held: true }]);
+  });
+
+  it('with a path function, holds the lock until a returned Observable completes', async () => {
+    await request(server()).get('/orders/5/fn-stream').expect(200, 'true');
+    expect(acquiredPaths()).toEqual(['/locks/fn-stream:5']);
+    expect(await isFree('/locks/fn-stream:5')).toBe(true);
+  });
+
+  it("passes the handler's own non-HTTP error unchanged to the app's filter, and releases", async () => {
+    caught.length = thrown.length = 0;
+    await request(server()).post('/orders/6/refuse').expect(422, { refused: 'order 6 refused' });
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBe(thrown[0]);
+    expect(await isFree('/locks/refuse:6')).toBe(true);
+  });
+
+  it("answers 409 after the module's waitTimeoutMs when the handler sets none", async () => {
+    const handle = await other.acquire('/locks/default-wait:1');
+    try {
+      const res = await request(server()).post('/orders/1/default-wait').expect(409);
+      expect(res.body.message).toContain('after 400 ms waiting for lock "/locks/default-wait:1"');
+    } finally {
+      await handle.release();
+    }
   });
 
   it.each([

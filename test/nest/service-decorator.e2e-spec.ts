@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isObservable, lastValueFrom, map, Observable, timer, toArray } from 'rxjs';
 import {
   DistributedLock,
   encodePathSegment,
@@ -35,9 +36,18 @@ class OrdersService {
     return `sync ${order.id}`;
   }
 
+  readonly thrown: Error[] = [];
+
   @DistributedLock('/orders/<orderId>')
   async failing(orderId: string): Promise<never> {
-    throw new Error(`failed inside ${orderId}`);
+    const error = new TypeError(`failed inside ${orderId}`);
+    this.thrown.push(error);
+    throw error;
+  }
+
+  @DistributedLock('/feeds/<feedId>')
+  feed(feedId: string): Observable<string> {
+    return timer(30).pipe(map(() => `${feedId} held: ${this.locks.isHeld(`/feeds/${feedId}`)}`));
   }
 
   @DistributedLock('/orders/<nope>')
@@ -105,7 +115,9 @@ describe('@DistributedLock on a service method', () => {
   });
 
   it('rethrows the method error unchanged and releases the lock', async () => {
-    await expect(service.failing('f')).rejects.toThrow('failed inside f');
+    const failed = service.failing('f');
+    await expect(failed).rejects.toBeInstanceOf(TypeError);
+    await expect(failed).rejects.toBe(service.thrown[0]);
     expect(locks.isHeld('/orders/f')).toBe(false);
     const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
     try {
@@ -115,6 +127,16 @@ describe('@DistributedLock on a service method', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('holds the lock until a returned Observable completes, then gives its values', async () => {
+    const result: unknown = await service.feed('f1');
+    expect(isObservable(result)).toBe(true);
+    expect(locks.isHeld('/feeds/f1')).toBe(false);
+    expect(await lastValueFrom((result as Observable<string>).pipe(toArray()))).toEqual([
+      'f1 held: true',
+    ]);
+    expect(acquired.map((e) => e.path)).toEqual(['/feeds/f1']);
   });
 
   it('fails with InvalidLockPathError before locking when a value is missing', async () => {
