@@ -44,4 +44,17 @@ describe('@DistributedLock when applied', () => {
       DistributedLockInterceptor,
     ]);
   });
+
+  it('type-checks the function form against the method parameters', () => {
+    // Compile-time check (tsc --noEmit covers this file): a mismatch is a type error.
+    class Orders {
+      @DistributedLock((id: string) => `/locks/order:${id}`)
+      async cancel(_id: string, _reason?: string) {}
+
+      // @ts-expect-error the function takes a string, the method a number
+      @DistributedLock((id: string) => `/locks/order:${id}`)
+      async settle(_id: number) {}
+    }
+    expect(Orders.prototype.cancel.name).toBe('cancel');
+  });
 });

@@ -5,10 +5,15 @@ describe('app configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 3000,
+      host: '0.0.0.0',
       zkConnect: '127.0.0.1:2181',
       sessionTimeoutMs: 10_000,
+      lockWaitTimeoutMs: 30_000,
       stockIoDelayMs: 20,
       database: { kind: 'sqlite', file: DEFAULT_SQLITE_FILE },
+      zkNamespace: undefined,
+      logLevel: 'log',
+      instanceName: `sample-app-${process.pid}`,
     });
     expect(DEFAULT_SQLITE_FILE).toMatch(/\.data[/\\]inventory\.sqlite$/);
   });
