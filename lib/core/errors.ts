@@ -74,9 +74,12 @@ export class ZooKeeperUnavailableError extends ZkLockError {
 
 /** The client was closed; no new locks can be taken with it. */
 export class ClientClosedError extends ZkLockError {
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    action: 'lock' | 'inspect' = 'lock',
+  ) {
     super(
-      `Cannot lock "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`,
+      `Cannot ${action} "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`,
     );
   }
 }

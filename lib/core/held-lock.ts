@@ -55,6 +55,14 @@ export class HeldLock {
     if (this.active) this.contender.watchSelf();
   }
 
+  /**
+   * Lost while its owner still holds it (not released yet): a re-entry in the owner's scope
+   * would wait for the owner itself, so it fails with this instead.
+   */
+  get lostWhileHeld(): LockLostError | undefined {
+    return this.state === 'lost' && this.count > 0 ? this.lostError : undefined;
+  }
+
   get active(): boolean {
     return this.state === 'held' || this.state === 'uncertain';
   }

@@ -144,6 +144,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   /** Holder and queue of a lock path, with what each node's data records. */
   async inspect(path: string): Promise<LockInspection> {
     const full = applyNamespace(this.options.namespace, path);
+    if (this.closing) throw new ClientClosedError(path, 'inspect');
     return inspectLock(await this.connection.ready(), path, full);
   }
 
@@ -198,6 +199,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
       return Promise.resolve(new LockHandleView(held));
     }
+    // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
+    const lost = scope?.lost(full);
+    if (lost) return Promise.reject(lost);
     const startedAt = Date.now();
     return run(this.queueFor(full, path)).then(
       (lock) => {

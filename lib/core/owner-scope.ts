@@ -1,3 +1,4 @@
+import type { LockLostError } from './errors';
 import type { HeldLock } from './held-lock';
 
 /**
@@ -15,5 +16,10 @@ export class OwnerScope {
   active(path: string): HeldLock | undefined {
     const lock = this.held.get(path);
     return lock?.active ? lock : undefined;
+  }
+
+  /** The loss of `path`'s lock if this scope lost it and still holds it (see HeldLock). */
+  lost(path: string): LockLostError | undefined {
+    return this.held.get(path)?.lostWhileHeld;
   }
 }

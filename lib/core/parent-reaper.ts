@@ -1,5 +1,5 @@
 import type { ZkConnection } from './zookeeper/zk-connection';
-import { isNoNode } from './zookeeper/zk-errors';
+import { isNoNode, isNotEmpty } from './zookeeper/zk-errors';
 import { parentPath } from './paths';
 
 /**
@@ -13,6 +13,7 @@ export class ParentReaper {
   private readonly createdDirs = new Set<string>();
   private timer?: NodeJS.Timeout;
   private readonly inflight = new Set<Promise<void>>();
+  private stopped = false;
 
   constructor(
     private readonly connection: ZkConnection,
@@ -24,11 +25,12 @@ export class ParentReaper {
     for (const d of dirs) this.createdDirs.add(d);
   }
 
-  schedule(lockPath: string): void {
-    if (this.delayMs <= 0) return this.start(lockPath);
-    this.due.set(lockPath, Date.now() + this.delayMs);
+  schedule(lockPath: string, delayMs = this.delayMs): void {
+    if (this.stopped) return;
+    if (delayMs <= 0) return this.start(lockPath);
+    this.due.set(lockPath, Date.now() + delayMs);
     if (!this.timer) {
-      this.timer = setInterval(() => this.sweep(), Math.max(50, Math.min(this.delayMs, 1000)));
+      this.timer = setInterval(() => this.sweep(), Math.max(50, Math.min(delayMs, 1000)));
       this.timer.unref();
     }
   }
@@ -39,6 +41,7 @@ export class ParentReaper {
 
   /** Reaps everything scheduled now (close()). */
   async flush(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
     const paths = [...this.due.keys()];
@@ -67,19 +70,27 @@ export class ParentReaper {
 
   private async reap(lockPath: string): Promise<void> {
     const session = this.connection.current;
-    if (session.state !== 'connected' || this.isBusy(lockPath)) return;
+    if (this.isBusy(lockPath)) return;
+    if (session.state !== 'connected') return this.retryLater(lockPath);
     let path = lockPath;
     // The lock node itself, then the ancestors this client created, deepest first.
     for (;;) {
       try {
         await session.remove(path);
       } catch (err) {
-        if (!isNoNode(err)) return; // NOT_EMPTY: in use elsewhere; connection trouble: next time
+        if (isNotEmpty(err)) return; // in use elsewhere: its users clean up
+        // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
+        if (!isNoNode(err)) return this.retryLater(lockPath);
       }
       this.createdDirs.delete(path);
       path = parentPath(path);
       if (!this.createdDirs.has(path) || this.hasBusyDescendant(path)) return;
     }
+  }
+
+  /** After connection trouble: unless the path is busy again (then cancel() drops it). */
+  private retryLater(lockPath: string): void {
+    if (!this.isBusy(lockPath)) this.schedule(lockPath, Math.max(this.delayMs, 1000));
   }
 
   private hasBusyDescendant(dir: string): boolean {

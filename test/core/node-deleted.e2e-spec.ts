@@ -83,21 +83,28 @@ describe('a lock node deleted by another client', () => {
     }
   });
 
-  it('ends a batch on a deleted node at its next handoff, even if nobody observes the holders', async () => {
+  it('ends a batch on a deleted node before its next handoff, even if nobody observes the holders', async () => {
     const path = `${zk.root}/batch`;
     const [first, second, third] = ['a', 'b', 'c'].map(() => zk.locks.acquire(path));
     const one = await first;
     const node = await holderNode(path);
     await zk.admin.removeTree(node);
-    await one.release(); // hands the node on to the next caller of its batch, and watches it
+    // A node that will serve more callers watches itself from its first holder on, so the
+    // deletion is noticed before the handoff: the node serves no one else (a remote that took
+    // the lock meanwhile would hold it with our next caller), and the rest of the batch queues
+    // again, on a node of its own.
+    await eventually('the first holder learns its node is gone', () => one.state === 'lost');
+    await one.release();
     const two = await second;
-    await eventually('the second holder learns its node is gone', () => two.state === 'lost');
-    // Until the lost holder leaves, the next caller waits (its section may still be running).
+    expect(two.state).toBe('held');
+    const newNode = await holderNode(path);
+    expect(newNode).not.toBe(node);
+    expect(two.fencingToken).toBeGreaterThan(one.fencingToken + 1n); // not the next generation
     await two.release();
-    const three = await third; // queued again, on a node of its own
-    expect(await holderNode(path)).not.toBe(node);
+    const three = await third; // handed on in process, on the new node
+    expect(await holderNode(path)).toBe(newNode);
     expect(three.state).toBe('held');
-    expect(three.fencingToken).toBeGreaterThan(two.fencingToken);
+    expect(three.fencingToken).toBe(two.fencingToken + 1n);
     await three.release();
   });
 });

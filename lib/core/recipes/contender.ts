@@ -52,6 +52,9 @@ export class Contender {
   private syncAgain = false;
   private selfWatchArmed = false;
   private selfWatchWanted = false;
+  /** The answer to the self-watch's getData; selfChecked once it said the node exists. */
+  private selfCheck?: Promise<void>;
+  private selfChecked = false;
   private deletion?: Promise<void>;
 
   constructor(private readonly ctx: ContenderContext) {}
@@ -149,16 +152,32 @@ export class Contender {
     this.selfWatchWanted = true;
     if (this.selfWatchArmed || this.state !== 'queued' || !this.session) return;
     this.selfWatchArmed = true;
-    this.session
+    this.selfCheck = this.session
       .getData(this.nodePath, (event) => {
         this.selfWatchArmed = false;
         if (event.name === 'NODE_DELETED') this.vanishedWhileHolding();
         else this.watchSelf();
       })
-      .catch((err) => {
-        this.selfWatchArmed = false;
-        if (isNoNode(err)) this.vanishedWhileHolding();
-      });
+      .then(
+        () => {
+          this.selfChecked = true;
+        },
+        (err) => {
+          this.selfWatchArmed = false;
+          if (isNoNode(err)) this.vanishedWhileHolding();
+        },
+      );
+  }
+
+  /**
+   * Resolves once the server has answered the self-watch (armed if needed): before the lock is
+   * handed on to the next caller of the batch, our node must be known to exist, or a remote
+   * that took the lock after someone deleted it would hold it together with our caller. After
+   * the first answer the watch reports a deletion, so this costs nothing from then on.
+   */
+  confirmSelf(): Promise<void> | undefined {
+    this.watchSelf();
+    return this.selfChecked ? undefined : this.selfCheck;
   }
 
   /** A reconnect may have dropped in-flight watch requests: arm them again. */
@@ -246,17 +265,30 @@ export class Contender {
 
   /**
    * The create's reply was lost. Find our node by uuid; adopt it only if it belongs to this
-   * session, delete it otherwise. Returns true when adopted, false to create again.
+   * session, delete it otherwise. Returns true when adopted, false to create again. Looks again
+   * while its own requests are in doubt too: giving up would leave a node the server may still
+   * create, and it would hold the lock for as long as the session lives (DESIGN.md §1.5).
    */
   private async recover(session: ZkSession): Promise<boolean> {
-    if (!(await waitUsable(session))) {
-      throw new ZkRequestError(
-        ZkCode.SESSION_GONE,
-        'create',
-        this.ctx.lockPath,
-        'session lost during create',
-      );
+    for (;;) {
+      if (!(await waitUsable(session))) {
+        throw new ZkRequestError(
+          ZkCode.SESSION_GONE,
+          'create',
+          this.ctx.lockPath,
+          'session lost during create',
+        );
+      }
+      try {
+        return await this.findOwn(session);
+      } catch (err) {
+        if (isNoNode(err)) return false; // the lock node (or ours) is gone: create again
+        if (!isInDoubt(err)) throw err;
+      }
     }
+  }
+
+  private async findOwn(session: ZkSession): Promise<boolean> {
     const listing = await session.getChildren(this.ctx.lockPath);
     const own = findOwnNode(listing.children, this.uuid);
     if (!own) return false;

@@ -55,6 +55,8 @@ export class LockQueue implements ContenderContext {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   private creationScheduled = false;
+  /** A node whose existence is being checked before it serves the next caller of its batch. */
+  private confirming?: Contender;
 
   constructor(
     private readonly host: QueueHost,
@@ -133,9 +135,15 @@ export class LockQueue implements ContenderContext {
       // disconnected the node keeps its place, and pump() serves the caller once the session is
       // back (onReconnected); if the session is lost instead, its callers queue anew. A node
       // that serves more than one caller watches itself (one request per batch, not per
-      // caller), so a deletion by another client ends the batch with a LockLostError.
-      node.watchSelf();
+      // caller), so a deletion by another client ends the batch with a LockLostError; the next
+      // caller is served only once the server said the node exists (usually known already: the
+      // watch is armed when a batch's first caller is served).
       this.host.onReleased(lock);
+      const check = node.confirmSelf();
+      if (!check) return this.pump();
+      this.confirming = node;
+      await check;
+      if (this.confirming === node) this.confirming = undefined;
       this.pump();
       return;
     }
@@ -238,7 +246,7 @@ export class LockQueue implements ContenderContext {
   // ---- internals ----------------------------------------------------------------------------
 
   private pump(): void {
-    if (!this.holder) {
+    if (!this.holder && !this.confirming) {
       // Granted only on a connected session: while disconnected ownership is unknown, and a
       // node of a lost session is gone (its callers queue anew).
       const first = this.waiters.find((w) => w.contender?.isFirst);
@@ -318,8 +326,11 @@ export class LockQueue implements ContenderContext {
     );
     this.holder = lock;
     contender.holding = true;
-    // Someone listens for lost locks: watch our node for deletion by others (else on demand).
-    if (this.host.watchesLoss) contender.watchSelf();
+    // Someone listens for lost locks, or the node will serve more callers of its batch: watch
+    // it for deletion by others (else on demand).
+    if (this.host.watchesLoss || this.waiters.some((w) => w.contender === contender)) {
+      contender.watchSelf();
+    }
     waiter.resolve(lock);
   }
 
