@@ -208,7 +208,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
         if (!lock) return null;
         if (this.listenerCount('acquired') > 0) {
           const waitMs = Date.now() - startedAt;
-          this.emit('acquired', { path, waitMs, fencingToken: lock.fencingToken, reentrant: false });
+          this.emit('acquired', {
+            path,
+            waitMs,
+            fencingToken: lock.fencingToken,
+            reentrant: false,
+          });
         }
         return new LockHandleView(lock);
       },
