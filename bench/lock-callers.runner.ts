@@ -1,6 +1,8 @@
 /**
  * Concurrent callers taking locks through one ZkLockClient, each op = acquire, the monitored
- * critical section, release (through withLock, so each op is its own owner scope).
+ * critical section, release, as the issue defines the scenarios. (Bare acquire() never shares
+ * ownership between callers, so concurrent callers of one path queue. withLock() would add an
+ * AsyncLocalStorage scope per op: ~20 us on Node 20, see bench/README.md.)
  * Shared by the in-process scenarios and the worker processes of same-key-4p.
  */
 import type { ZkLockClient } from '../lib/core';
@@ -25,7 +27,12 @@ export async function runLockCallers(
     const path = plan.pathOf(caller);
     for (let n = 0; n < plan.opsPerCaller; n++) {
       const started = process.hrtime.bigint();
-      await client.withLock(path, (lock) => monitor.critical(path, lock.fencingToken));
+      const lock = await client.acquire(path);
+      try {
+        await monitor.critical(path, lock.fencingToken);
+      } finally {
+        await lock.release();
+      }
       latenciesMs.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   });
