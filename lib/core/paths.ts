@@ -20,22 +20,28 @@ export function validateLockPath(path: unknown): string {
       `character U+${code} at index ${bad.index} is not allowed by ZooKeeper`,
     );
   }
-  for (const segment of path.slice(1).split('/')) {
+  // An empty, "." or ".." segment: a "/" followed by at most two dots, then "/" or the end.
+  const relative = BAD_SEGMENT.exec(path);
+  if (relative) {
+    const segment = relative[1];
     if (segment === '') throw new InvalidLockPathError(path, 'it contains an empty segment ("//")');
-    if (segment === '.' || segment === '..') {
-      throw new InvalidLockPathError(path, `relative segment "${segment}" is not allowed`);
-    }
+    throw new InvalidLockPathError(path, `relative segment "${segment}" is not allowed`);
   }
   return path;
 }
+
+const BAD_SEGMENT = /\/(\.{0,2})(?=\/|$)/;
 
 /** Prefixes the namespace (itself a valid path, e.g. "/my-app") to a lock path. */
 export function applyNamespace(namespace: string | undefined, path: string): string {
   validateLockPath(path);
   if (!namespace) return path;
-  validateLockPath(namespace);
+  if (namespace !== checkedNamespace) checkedNamespace = validateLockPath(namespace);
   return namespace + path;
 }
+
+/** The last namespace validated (a client applies the same one to every path). */
+let checkedNamespace: string | undefined;
 
 /**
  * Encodes an untrusted value (an order id from a request) so it stays inside ONE path segment:
