@@ -14,12 +14,10 @@ import {
   LockLostError,
   LockTimeoutError,
   ZkLockClient,
-  ZkLockClientOptions,
 } from '../../lib';
 import type { LockInspection } from '../../lib/core/types';
-import { ZooKeeperServer } from '../support/zookeeper';
-import { killAllFixtures, LockAgent } from './support/agents';
-import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
+import { useOwnServer } from './support/own-server';
+import { eventually } from './support/zk-admin';
 
 /** Expires while the server is paused for a moment (our clock declares it lost after 2 s). */
 const SHORT_SESSION_MS = 2_000;
@@ -60,35 +58,11 @@ class Turns {
 }
 
 describe('a batch of callers sharing one node, under faults', () => {
-  const root = testRoot('batch-faults');
-  let server: ZooKeeperServer;
-  let admin: ZkAdmin;
-  /** Long-session client used only to look at the queue (survives every pause). */
-  let observer: ZkLockClient;
-  let clients: ZkLockClient[] = [];
-  let agents: LockAgent[] = [];
+  const zk = useOwnServer('batch-faults', { sessionTimeoutMs: LONG_SESSION_MS, observer: true });
+  const { root, connect, startAgent } = zk;
+  const pauseServerUntil = zk.freezeServerUntil;
 
-  const connect = async (options: Partial<ZkLockClientOptions> = {}): Promise<ZkLockClient> => {
-    const client = await ZkLockClient.connect({
-      connectionString: server.connectionString,
-      sessionTimeoutMs: LONG_SESSION_MS,
-      connectTimeoutMs: 30_000,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  };
-
-  const startAgent = async (): Promise<LockAgent> => {
-    const agent = await LockAgent.start({
-      connectionString: server.connectionString,
-      sessionTimeoutMs: LONG_SESSION_MS,
-    });
-    agents.push(agent);
-    return agent;
-  };
-
-  const inspect = (path: string): Promise<LockInspection> => observer.inspect(path);
+  const inspect = (path: string): Promise<LockInspection> => zk.observer.inspect(path);
 
   /** Connection states the client reports from now on. */
   const recordStates = (client: ZkLockClient): ConnectionState[] => {
@@ -97,48 +71,9 @@ describe('a batch of callers sharing one node, under faults', () => {
     return states;
   };
 
-  /** Pauses the server (SIGSTOP) until `until` holds, then resumes it. */
-  const pauseServerUntil = async (
-    what: string,
-    until: () => boolean,
-    timeoutMs = 20_000,
-  ): Promise<void> => {
-    server.members[0].pause();
-    try {
-      await eventually(what, until, timeoutMs);
-    } finally {
-      server.members[0].resume();
-    }
-  };
-
-  beforeAll(async () => {
-    server = await ZooKeeperServer.start();
-    admin = await ZkAdmin.connect(server.connectionString);
-    observer = await ZkLockClient.connect({
-      connectionString: server.connectionString,
-      sessionTimeoutMs: 30_000,
-    });
-  });
-
-  afterEach(async () => {
-    server.members[0].resume(); // in case a test failed while the server was paused
-    await Promise.allSettled(agents.map((agent) => agent.close()));
-    await killAllFixtures();
-    await Promise.allSettled(clients.map((client) => client.close()));
-    agents = [];
-    clients = [];
-  });
-
-  afterAll(async () => {
-    await observer?.close();
-    await admin?.removeTree(root);
-    admin?.close();
-    await server?.stop();
-  });
-
   /** Freezes the server until `lock` is uncertain, runs `whileDown`, then resumes the server. */
   const duringOutage = async (lock: LockHandle, whileDown: () => void): Promise<void> => {
-    server.members[0].pause();
+    zk.server.members[0].pause();
     try {
       await eventually(
         'the holder is uncertain',
@@ -147,7 +82,7 @@ describe('a batch of callers sharing one node, under faults', () => {
       );
       whileDown();
     } finally {
-      server.members[0].resume();
+      zk.server.members[0].resume();
     }
   };
 
@@ -185,7 +120,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     expect(turns.overlaps).toBe(0);
     expect(turns.tokens[0]).toBeGreaterThan(remoteToken);
     turns.expectStrictlyIncreasingTokens();
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('serves a batch only from a live session when the holder ahead of it releases as its session is lost', async () => {
@@ -232,7 +167,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     });
     expect(turns.tokens[0]).toBeGreaterThan(first.fencingToken);
     turns.expectStrictlyIncreasingTokens();
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('deletes the node when every caller of its batch times out while it is being created', async () => {
@@ -240,10 +175,10 @@ describe('a batch of callers sharing one node, under faults', () => {
     const agent = await startAgent();
     const remoteToken = await agent.acquire(path);
     const locks = await connect();
-    const changesBefore = await admin.childChanges(path);
+    const changesBefore = await zk.admin.childChanges(path);
 
     // Frozen server: our create is sent, but its reply only comes after every caller gave up.
-    server.members[0].pause();
+    zk.server.members[0].pause();
     let outcomes: unknown[];
     try {
       const waits = [0, 1, 2].map(() =>
@@ -251,12 +186,12 @@ describe('a batch of callers sharing one node, under faults', () => {
       );
       outcomes = await Promise.all(waits);
     } finally {
-      server.members[0].resume();
+      zk.server.members[0].resume();
     }
     for (const outcome of outcomes) expect(outcome).toBeInstanceOf(LockTimeoutError);
 
     await eventually('our node was created, then deleted', async () => {
-      return (await admin.childChanges(path)) === changesBefore + 2;
+      return (await zk.admin.childChanges(path)) === changesBefore + 2;
     });
     const { holder, queue } = await inspect(path);
     expect(holder?.data.pid).toBe(agent.pid);
@@ -266,7 +201,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     const later = await locks.acquire(path, { waitTimeoutMs: 10_000 });
     expect(later.fencingToken).toBeGreaterThan(remoteToken);
     await later.release();
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('deletes the node when every caller of its batch aborts while it waits', async () => {
@@ -290,13 +225,13 @@ describe('a batch of callers sharing one node, under faults', () => {
       const { holder, queue } = await inspect(path);
       return holder?.data.pid === agent.pid && queue.length === 0;
     });
-    expect(await admin.children(path)).toHaveLength(1);
+    expect(await zk.admin.children(path)).toHaveLength(1);
 
     await agent.release(path);
     const later = await locks.acquire(path, { waitTimeoutMs: 10_000 });
     expect(later.fencingToken).toBeGreaterThan(remoteToken);
     await later.release();
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('keeps the place of a batch some of whose callers gave up, and deletes its node after the last', async () => {
@@ -352,9 +287,9 @@ describe('a batch of callers sharing one node, under faults', () => {
     expect(lateToken).toBeGreaterThan(second);
     // Both were served on the batch's node, which was gone before the remote got the lock.
     expect(ourNodes).toEqual([batchNode, batchNode]);
-    expect(await admin.children(path)).not.toContain(batchNode);
+    expect(await zk.admin.children(path)).not.toContain(batchNode);
     await lateAgent.release(path);
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('serves the rest of a batch after its holder released while the connection was down', async () => {
@@ -404,7 +339,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     expect(lock2.fencingToken).toBe(lock1.fencingToken + 1n);
     expect(remoteToken).toBeGreaterThan(lock2.fencingToken);
     await agent.release(path);
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('deletes the node once the rest of its batch gave up while the connection was down', async () => {
@@ -416,7 +351,7 @@ describe('a batch of callers sharing one node, under faults', () => {
       locks.acquire(path, { signal: controller.signal }).catch((err: unknown) => err),
     );
     const lock0 = await first;
-    expect(await admin.children(path)).toHaveLength(1);
+    expect(await zk.admin.children(path)).toHaveLength(1);
 
     let released!: Promise<void>;
     await duringOutage(lock0, () => {
@@ -425,7 +360,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     });
     for (const outcome of await Promise.all(rest)) expect(outcome).toBeInstanceOf(LockAbortedError);
     await released;
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
     const agent = await startAgent();
     expect(await agent.send({ op: 'tryAcquire', path })).toMatchObject({
       type: 'tried',
@@ -472,11 +407,11 @@ describe('a batch of callers sharing one node, under faults', () => {
     await lock.release(); // idempotent after close
     // The remote waiter gets the lock at once, not after our session times out.
     await remote;
-    const children = await admin.children(path);
+    const children = await zk.admin.children(path);
     expect(children).toHaveLength(1);
     expect((await inspect(path)).holder?.data.pid).toBe(agent.pid);
     await agent.release(path);
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 
   it('requeues the waiting callers of a node deleted by someone else; the holder that watches gets node-deleted', async () => {
@@ -490,15 +425,15 @@ describe('a batch of callers sharing one node, under faults', () => {
           if (i !== 1) return tick();
           // Served in process on the shared node; reading the signal watches the node.
           const signal = lock.signal;
-          const children = await admin.children(path);
+          const children = await zk.admin.children(path);
           expect(children).toHaveLength(1);
-          await admin.removeTree(`${path}/${children[0]}`);
+          await zk.admin.removeTree(`${path}/${children[0]}`);
           await eventually('the holder learns its node is gone', () => signal.aborted);
           lostReason = signal.reason;
           expect(lock.state).toBe('lost');
           // The callers still waiting take a new place in line at once, not when we leave.
           await eventually('the waiting callers queue again on a new node', async () => {
-            const now = await admin.children(path);
+            const now = await zk.admin.children(path);
             return now.length === 1 && now[0] !== children[0];
           });
         }),
@@ -514,6 +449,6 @@ describe('a batch of callers sharing one node, under faults', () => {
     expect(turns.tokens[1]).toBe(turns.tokens[0] + 1n); // handed on in process
     // The callers after the loss were served on a new node.
     expect(sequenceOf(turns.tokens[2])).toBeGreaterThan(sequenceOf(turns.tokens[1]));
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 });

@@ -8,13 +8,10 @@ import {
   ConnectionState,
   LockHandle,
   LockLostError,
-  ZkLockClient,
-  ZkLockClientOptions,
   ZkLockError,
 } from '../../lib';
-import { ZooKeeperServer } from '../support/zookeeper';
-import { killAllFixtures, LockAgent } from './support/agents';
-import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
+import { useOwnServer } from './support/own-server';
+import { eventually } from './support/zk-admin';
 
 /** Expires while the server is frozen for a moment (our clock declares it lost after 2 s). */
 const SHORT_SESSION_MS = 2_000;
@@ -23,75 +20,19 @@ const OUTAGE_SESSION_MS = 9_000;
 const LONG_SESSION_MS = 20_000;
 
 describe('review: faults around release, loss and recovery', () => {
-  const root = testRoot('review-faults');
-  let server: ZooKeeperServer;
-  let admin: ZkAdmin;
-  let clients: ZkLockClient[] = [];
-  let agents: LockAgent[] = [];
-
-  const connect = async (options: Partial<ZkLockClientOptions> = {}): Promise<ZkLockClient> => {
-    const client = await ZkLockClient.connect({
-      connectionString: server.connectionString,
-      sessionTimeoutMs: LONG_SESSION_MS,
-      connectTimeoutMs: 30_000,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  };
-
-  const startAgent = async (): Promise<LockAgent> => {
-    const agent = await LockAgent.start({
-      connectionString: server.connectionString,
-      sessionTimeoutMs: LONG_SESSION_MS,
-    });
-    agents.push(agent);
-    return agent;
-  };
-
-  /** Freezes the server (SIGSTOP) until `until` holds, then resumes it. */
-  const freezeServerUntil = async (
-    what: string,
-    until: () => boolean,
-    timeoutMs = 20_000,
-  ): Promise<void> => {
-    server.members[0].pause();
-    try {
-      await eventually(what, until, timeoutMs);
-    } finally {
-      server.members[0].resume();
-    }
-  };
-
-  beforeAll(async () => {
-    server = await ZooKeeperServer.start();
-    admin = await ZkAdmin.connect(server.connectionString);
-  });
-
-  afterEach(async () => {
-    server.members[0].resume(); // in case a test failed while the server was frozen
-    await Promise.allSettled(agents.map((agent) => agent.close()));
-    await killAllFixtures();
-    await Promise.allSettled(clients.map((client) => client.close()));
-    agents = [];
-    clients = [];
-  });
-
-  afterAll(async () => {
-    await admin?.removeTree(root);
-    admin?.close();
-    await server?.stop();
-  });
+  const zk = useOwnServer('review-faults', { sessionTimeoutMs: LONG_SESSION_MS });
+  const { root, connect, startAgent } = zk;
+  const freezeServerUntil = zk.freezeServerUntil;
 
   it('leaves no orphan node when the create is in doubt and finding it again times out too', async () => {
     const path = `${root}/create-in-doubt`;
     // Requests time out long before the clock notices the frozen server (6 s).
     const locks = await connect({ sessionTimeoutMs: OUTAGE_SESSION_MS, requestTimeoutMs: 300 });
-    await admin.removeTree(path);
+    await zk.admin.removeTree(path);
     const warm = await locks.acquire(path); // the lock path exists: one create, no mkdirp
     await warm.release();
 
-    server.members[0].pause();
+    zk.server.members[0].pause();
     let outcome: unknown;
     try {
       outcome = await locks.acquire(path, { waitTimeoutMs: 1_500 }).then(
@@ -99,13 +40,13 @@ describe('review: faults around release, loss and recovery', () => {
         (err: unknown) => err,
       );
     } finally {
-      server.members[0].resume();
+      zk.server.members[0].resume();
     }
     // The waiter gives up with one of ours, not with a raw ZooKeeper request error.
     expect(outcome).toBeInstanceOf(ZkLockError);
     // The server now applies the create it had received: that node must not stay behind, or it
     // would hold the lock for as long as our session lives.
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
     const agent = await startAgent();
     expect(await agent.send({ op: 'tryAcquire', path })).toMatchObject({
       type: 'tried',
@@ -149,14 +90,14 @@ describe('review: faults around release, loss and recovery', () => {
     locks.on('state', (state: ConnectionState) => states.push(state));
     const lock = await locks.acquire(path);
     await lock.release();
-    expect(await admin.exists(path)).toBe(true);
+    expect(await zk.admin.exists(path)).toBe(true);
 
     // The cleanup is due 1 to 2 s after the release: the server is frozen by then, and stays
     // frozen until the client notices (6 s), so the removal fails or is skipped.
     await freezeServerUntil('the session is suspended', () => states.includes('SUSPENDED'));
     await eventually('the same session is back', () => states.includes('RECONNECTED'));
     await eventually('the lock path and the parent we created are gone', async () => {
-      return !(await admin.exists(`${root}/cleanup-outage`));
+      return !(await zk.admin.exists(`${root}/cleanup-outage`));
     });
   });
 
@@ -183,8 +124,8 @@ describe('review: faults around release, loss and recovery', () => {
       () => undefined,
     );
     const lock0 = await first;
-    const [ours] = await admin.children(path);
-    await admin.removeTree(`${path}/${ours}`);
+    const [ours] = await zk.admin.children(path);
+    await zk.admin.removeTree(`${path}/${ours}`);
     // The node will serve another caller, so it watches itself from its first holder on.
     await eventually('our holder learns its node is gone', () => lock0.state === 'lost');
     // Our node is gone: a remote process may take the lock now.
@@ -198,7 +139,7 @@ describe('review: faults around release, loss and recovery', () => {
     await eventually('someone holds the lock', () => localHolds || remoteHolds);
     const winner = localHolds ? 'local' : 'remote';
     await eventually('the other holds too, or waits on a node', async () => {
-      return (localHolds && remoteHolds) || (await admin.children(path)).length === 2;
+      return (localHolds && remoteHolds) || (await zk.admin.children(path)).length === 2;
     });
     expect({ localHolds, remoteHolds }).toEqual({
       localHolds: winner === 'local',
@@ -217,6 +158,6 @@ describe('review: faults around release, loss and recovery', () => {
     } else {
       expect(lock1.fencingToken).toBeGreaterThan(remoteToken);
     }
-    await eventually('no node is left', async () => (await admin.children(path)).length === 0);
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 });
