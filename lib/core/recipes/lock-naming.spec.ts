@@ -36,17 +36,14 @@ describe('lock naming (Curator-compatible)', () => {
     expect(positionOf(children, 'c-lock-0000000003', new Set())).toEqual({
       predecessor: 'b-lock-0000000002',
       ahead: 2,
-      behind: 0,
     });
     expect(positionOf(children, 'c-lock-0000000003', new Set(['b-lock-0000000002']))).toEqual({
       predecessor: 'a-lock-0000000001',
       ahead: 1,
-      behind: 0,
     });
     expect(positionOf(children, 'a-lock-0000000001', new Set())).toEqual({
       predecessor: null,
       ahead: 0,
-      behind: 2,
     });
     expect(positionOf(children, 'gone-lock-0000000009', new Set())).toBeNull();
   });

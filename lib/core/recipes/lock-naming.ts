@@ -69,9 +69,9 @@ export function positionOf(
   children: readonly string[],
   own: string,
   ignore: ReadonlySet<string>,
-): { predecessor: string | null; ahead: number; behind: number } | null {
+): { predecessor: string | null; ahead: number } | null {
   const sorted = sortContenders(children.filter((c) => c === own || !ignore.has(c)));
   const i = sorted.indexOf(own);
   if (i < 0) return null;
-  return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i, behind: sorted.length - 1 - i };
+  return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i };
 }
