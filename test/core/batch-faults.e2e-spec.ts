@@ -360,13 +360,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     });
     for (const outcome of await Promise.all(rest)) expect(outcome).toBeInstanceOf(LockAbortedError);
     await released;
-    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
-    const agent = await startAgent();
-    expect(await agent.send({ op: 'tryAcquire', path })).toMatchObject({
-      type: 'tried',
-      token: expect.any(String),
-    });
-    await agent.release(path);
+    await zk.expectFreeForOthers(path);
   });
 
   it('on close(), rejects the waiting callers, aborts the holder with client-closed, and leaves no znode', async () => {

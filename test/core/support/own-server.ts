@@ -20,6 +20,8 @@ export interface OwnServerFixture {
   connect(options?: Partial<ZkLockClientOptions>): Promise<ZkLockClient>;
   /** A lock-agent process on this server (closed after the test). */
   startAgent(): Promise<LockAgent>;
+  /** No node is left under `path`, and another process takes the lock at once. */
+  expectFreeForOthers(path: string): Promise<void>;
   /** Freezes the server until `until` holds (or `timeoutMs` passes), then resumes it. */
   freezeServerUntil(what: string, until: () => boolean, timeoutMs?: number): Promise<void>;
 }
@@ -49,6 +51,17 @@ export function useOwnServer(
       });
       agents.push(agent);
       return agent;
+    },
+    async expectFreeForOthers(path: string): Promise<void> {
+      await eventually('no node is left', async () => {
+        return (await fixture.admin.children(path)).length === 0;
+      });
+      const agent = await fixture.startAgent();
+      expect(await agent.send({ op: 'tryAcquire', path })).toMatchObject({
+        type: 'tried',
+        token: expect.any(String),
+      });
+      await agent.release(path);
     },
     async freezeServerUntil(what: string, until: () => boolean, timeoutMs = 20_000) {
       fixture.server.members[0].pause();
