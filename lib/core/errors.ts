@@ -42,7 +42,12 @@ export class LockAbortedError extends ZkLockError {
 }
 
 export type LockLossReason =
-  'session-expired' | 'connection-lost' | 'node-deleted' | 'client-closed';
+  | 'session-expired'
+  | 'connection-lost'
+  | 'node-deleted'
+  | 'client-closed'
+  /** assertHeld() on a handle after its release. */
+  | 'released';
 
 /** A held lock is no longer ours: the work done under it must stop (see `lock.signal`). */
 export class LockLostError extends ZkLockError {

@@ -63,6 +63,29 @@ export class HeldLock {
     return this.state === 'lost' && this.count > 0 ? this.lostError : undefined;
   }
 
+  /**
+   * Throws LockLostError unless the lock is still ours as far as this process can prove: not
+   * lost or released, and its session heard from within the safe window (2/3 of the session
+   * timeout). Synchronous: applies the session clock's rules first, so in a process that was
+   * paused or blocked past its session timeout it ends the session and aborts the signal now.
+   */
+  assertHeld(): void {
+    const session = this.contender.session;
+    if (this.active) session?.checkLiveness();
+    if (this.lostError) throw this.lostError;
+    if (this.state === 'released') {
+      throw new LockLostError(this.path, 'released', 'it was released by its owner');
+    }
+    if (session && !session.heardRecently) {
+      throw new LockLostError(
+        this.path,
+        'connection-lost',
+        `ZooKeeper was last heard from ${session.silenceMs} ms ago, past the safe window of ` +
+          `${session.safeWindowMs} ms (2/3 of the session timeout), so ownership cannot be proven`,
+      );
+    }
+  }
+
   get active(): boolean {
     return this.state === 'held' || this.state === 'uncertain';
   }
@@ -118,6 +141,13 @@ export class LockHandleView extends ReadOnlyLockView implements LockHandle {
   /** 'released' once this handle is released (unless lost), even while a re-entry still holds. */
   override get state(): LockState {
     return this.released && this.lock.state !== 'lost' ? 'released' : this.lock.state;
+  }
+
+  override assertHeld(): void {
+    if (this.released && this.lock.state !== 'lost') {
+      throw new LockLostError(this.path, 'released', 'this handle was released');
+    }
+    this.lock.assertHeld();
   }
 
   release(): Promise<void> {

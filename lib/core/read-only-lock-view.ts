@@ -22,6 +22,10 @@ export class ReadOnlyLockView implements LockView {
     return this.lock.state;
   }
 
+  assertHeld(): void {
+    this.lock.assertHeld();
+  }
+
   on(event: string, listener: (...args: any[]) => void): this {
     this.lock.on(event, listener);
     return this;

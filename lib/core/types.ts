@@ -47,6 +47,13 @@ export interface LockView {
   /** Aborts with a LockLostError reason when the lock is lost. */
   readonly signal: AbortSignal;
   readonly state: LockState;
+  /**
+   * Throws LockLostError (synchronously) unless the lock is still provably ours: not lost or
+   * released, and ZooKeeper heard from within the safe window (2/3 of the session timeout).
+   * Call it right before a write, and first thing in timer callbacks under the lock: after a
+   * pause (GC, SIGSTOP, a blocked event loop) it notices the loss before any I/O is read.
+   */
+  assertHeld(): void;
   /** 'uncertain' (disconnected), 'reconnected' (held again, same session), 'lost' (LockLostError). */
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
   on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;

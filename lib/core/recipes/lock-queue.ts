@@ -247,10 +247,11 @@ export class LockQueue implements ContenderContext {
 
   private pump(): void {
     if (!this.holder && !this.confirming) {
-      // Granted only on a connected session: while disconnected ownership is unknown, and a
-      // node of a lost session is gone (its callers queue anew).
+      // Granted only on a connected session heard from within the safe window: while
+      // disconnected ownership is unknown, a node of a lost session is gone (its callers queue
+      // anew), and a process that just woke from a pause may hold a session the server expired.
       const first = this.waiters.find((w) => w.contender?.isFirst);
-      if (first?.contender?.session?.state === 'connected') this.grant(first);
+      if (first?.contender?.session?.provenAlive) this.grant(first);
     }
     if (!this.creationScheduled && this.waiters.some((w) => !w.contender)) {
       // Callers arriving in the same tick share one node.

@@ -5,13 +5,24 @@ export interface SessionClockHandlers {
   onStuckConnecting(): void;
   /** Not heard from the server for a whole session timeout: the server has expired us by now. */
   onExpiredByClock(): void;
+  /**
+   * The process was paused or its event loop blocked: what it reads now may have waited in the
+   * socket all along. Send a request: only a reply to a request sent from now on proves life.
+   */
+  onStall(): void;
 }
 
 /**
  * Our own view of the session's liveness. node-zookeeper-client only pings when idle and never
  * notices missing replies, and never learns of expiry while partitioned. The Java client's rules:
  * read timeout = 2/3 of the session timeout; the session is surely gone once a full session
- * timeout has passed since the server was last heard.
+ * timeout has passed since the server was last heard. Within 2/3 of it (the safe window) the
+ * server cannot have expired us yet: only then may a lock be granted or trusted
+ * (docs/design.md: pauses).
+ *
+ * A process stopped (SIGSTOP, GC) or an event loop blocked for a while reads, when it wakes, data
+ * that may have arrived long ago: after such a stall, arriving data no longer counts as news from
+ * the server until a reply to a request sent after the stall comes back (`confirmed`).
  */
 export class SessionClock {
   private lastHeard = Date.now();
@@ -20,6 +31,12 @@ export class SessionClock {
   private everConnected = false;
   private attemptStartedAt = 0;
   private timer?: NodeJS.Timeout;
+  private interval = 500;
+  /** Last time this process was seen running (a tick, or data read without a stall). */
+  private lastAwakeAt = Date.now();
+  /** When the last stall ended; data read since counts only once a later request is answered. */
+  private resumedAt = 0;
+  private untrusted = false;
 
   constructor(
     requestedTimeoutMs: number,
@@ -29,8 +46,9 @@ export class SessionClock {
   }
 
   start(): void {
-    const interval = Math.max(50, Math.min(500, Math.floor(this.timeoutMs / 10)));
-    this.timer = setInterval(() => this.tick(Date.now()), interval);
+    this.interval = Math.max(50, Math.min(500, Math.floor(this.timeoutMs / 10)));
+    this.lastAwakeAt = Date.now();
+    this.timer = setInterval(() => this.tick(Date.now()), this.interval);
     this.timer.unref();
   }
 
@@ -39,12 +57,22 @@ export class SessionClock {
     this.timer = undefined;
   }
 
-  heard(): void {
-    this.lastHeard = Date.now();
+  /** Data from the server was read just now. */
+  heard(now = Date.now()): void {
+    if (this.noticeStall(now) || this.untrusted) return;
+    this.lastHeard = now;
+  }
+
+  /** A request sent at `sentAt` was answered: the server had our session at sentAt or later. */
+  confirmed(sentAt: number): void {
+    if (sentAt > this.lastHeard) this.lastHeard = sentAt;
+    if (sentAt >= this.resumedAt) this.untrusted = false;
   }
 
   connected(negotiatedTimeoutMs: number): void {
     if (negotiatedTimeoutMs > 0) this.timeoutMs = negotiatedTimeoutMs;
+    // The handshake answers the connect request of this attempt.
+    if (this.attemptStartedAt) this.confirmed(this.attemptStartedAt);
     this.isConnected = true;
     this.everConnected = true;
     this.attemptStartedAt = 0;
@@ -58,28 +86,61 @@ export class SessionClock {
     this.attemptStartedAt = Date.now();
   }
 
+  /** A stall happened and no request sent since has been answered yet. */
+  get stale(): boolean {
+    return this.untrusted;
+  }
+
   /** Milliseconds since the server was last heard from. */
   silenceMs(now = Date.now()): number {
     return now - this.lastHeard;
   }
 
+  /** 2/3 of the session timeout: heard from within it, the server still has our session. */
+  get safeWindowMs(): number {
+    return Math.floor((this.timeoutMs * 2) / 3);
+  }
+
+  /** Heard from within the safe window (connected or not). */
+  withinSafeWindow(now = Date.now()): boolean {
+    return this.silenceMs(now) <= this.safeWindowMs;
+  }
+
   tick(now: number): void {
+    this.noticeStall(now);
     const silence = this.silenceMs(now);
-    if (this.isConnected) {
-      if (silence > (this.timeoutMs * 2) / 3) {
-        this.isConnected = false;
-        this.handlers.onSilent();
-      }
-      return;
-    }
+    // First: a silence longer than the session timeout ends the session, even while the
+    // socket still looks connected (a process that was paused and just woke up).
     if (this.everConnected && silence > this.timeoutMs) {
       this.stop();
       this.handlers.onExpiredByClock();
+      return;
+    }
+    if (this.isConnected) {
+      if (silence > this.safeWindowMs) {
+        this.isConnected = false;
+        this.handlers.onSilent();
+      }
       return;
     }
     if (this.attemptStartedAt && now - this.attemptStartedAt > Math.max(500, this.timeoutMs / 3)) {
       this.attemptStartedAt = now;
       this.handlers.onStuckConnecting();
     }
+  }
+
+  /**
+   * Whether this process did not run for a while before `now` (longer than a few ticks, and
+   * than 1/6 of the session timeout: data read late by less than that is still inside the
+   * 1/3 margin the safe window leaves).
+   */
+  private noticeStall(now: number): boolean {
+    const stalled = now - this.lastAwakeAt > Math.max(2 * this.interval, this.timeoutMs / 6);
+    this.lastAwakeAt = now;
+    if (!stalled) return false;
+    this.untrusted = true;
+    this.resumedAt = now;
+    this.handlers.onStall();
+    return true;
   }
 }

@@ -39,6 +39,7 @@ export class ZkSession extends EventEmitter {
   private readonly deadlines: RequestDeadlines;
   private closing = false;
   private finished = false;
+  private probing = false;
   private corked?: unknown;
   private closedPromise?: Promise<void>;
   private resolveClosed?: () => void;
@@ -56,6 +57,7 @@ export class ZkSession extends EventEmitter {
       onSilent: () => this.dropSocket(),
       onStuckConnecting: () => this.dropSocket(),
       onExpiredByClock: () => this.markLost('connection-lost'),
+      onStall: () => process.nextTick(() => this.probe()),
     });
     this.instrument(this.client.connectionManager);
     this.client.on('state', (s: { name: string }) => this.onClientState(s.name));
@@ -67,6 +69,36 @@ export class ZkSession extends EventEmitter {
 
   get alive(): boolean {
     return this.state === 'connected' || this.state === 'suspended' || this.state === 'connecting';
+  }
+
+  /**
+   * Connected and heard from within the safe window (2/3 of the session timeout): only then may
+   * a lock be granted or handed on. Otherwise the clock's rules are applied right after this
+   * call, so a session silent for too long (a process that just woke up) is dropped or declared
+   * lost before the next timer of the caller runs.
+   */
+  get provenAlive(): boolean {
+    if (this.state === 'connected' && this.clock.withinSafeWindow()) return true;
+    if (this.alive) process.nextTick(() => this.checkLiveness());
+    return false;
+  }
+
+  /** Heard from within the safe window, connected or not (a holder may still trust its lock). */
+  get heardRecently(): boolean {
+    return this.clock.withinSafeWindow();
+  }
+
+  get silenceMs(): number {
+    return this.clock.silenceMs();
+  }
+
+  get safeWindowMs(): number {
+    return this.clock.safeWindowMs;
+  }
+
+  /** Applies the liveness rules now (synchronously): may mark the session lost at once. */
+  checkLiveness(): void {
+    if (this.alive && !this.finished) this.clock.tick(Date.now());
   }
 
   start(): void {
@@ -242,6 +274,7 @@ export class ZkSession extends EventEmitter {
       this.id = this.client.getSessionId().toString('hex').replace(/^0+/, '') || '0';
       this.clock.heard();
       this.clock.connected(this.client.getSessionTimeout());
+      if (this.clock.stale) this.probe(); // a handshake answered after a stall
       this.state = 'connected';
       this.emit(first ? 'connected' : 'reconnected');
     } else if (name === 'DISCONNECTED' && !this.closing) {
@@ -308,6 +341,17 @@ export class ZkSession extends EventEmitter {
     const resolve = this.resolveClosed;
     this.resolveClosed = undefined;
     resolve?.();
+  }
+
+  /** After a stall: a request sent now whose reply proves the session alive (SessionClock). */
+  private probe(): void {
+    if (this.probing || !this.alive || this.closing) return;
+    this.probing = true;
+    const sentAt = Date.now();
+    this.client.exists('/', undefined, (err) => {
+      this.probing = false;
+      if (!err) this.clock.confirmed(sentAt);
+    });
   }
 
   private dropSocket(): void {

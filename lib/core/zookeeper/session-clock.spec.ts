@@ -1,0 +1,49 @@
+import { SessionClock, SessionClockHandlers } from './session-clock';
+
+/** Pure logic of the liveness clock, driven with explicit times (no timers started). */
+describe('SessionClock', () => {
+  const TIMEOUT = 3_000;
+  const setup = (): { clock: SessionClock; calls: string[]; t0: number } => {
+    const calls: string[] = [];
+    const handlers: SessionClockHandlers = {
+      onSilent: () => calls.push('silent'),
+      onStuckConnecting: () => calls.push('stuck'),
+      onExpiredByClock: () => calls.push('expired'),
+      onStall: () => calls.push('stall'),
+    };
+    const clock = new SessionClock(TIMEOUT, handlers);
+    const t0 = Date.now();
+    clock.heard(t0);
+    clock.connected(TIMEOUT);
+    return { clock, calls, t0 };
+  };
+
+  it('declares the session lost at once when a connected socket was silent for a whole timeout', () => {
+    // A process that was paused (SIGSTOP) longer than the session timeout and just woke up: the
+    // socket still reads connected, but the server has expired the session by now.
+    const { clock, calls, t0 } = setup();
+    clock.tick(t0 + TIMEOUT + 1);
+    expect(calls).toContain('expired');
+  });
+
+  it('drops a connected socket silent past 2/3 of the timeout (half-open), without loss', () => {
+    const { clock, calls, t0 } = setup();
+    for (let t = t0 + 250; t <= t0 + 2_400; t += 250) clock.tick(t);
+    expect(calls).toEqual(['silent']);
+  });
+
+  it('does not count data read right after a stall as news, until a later request is answered', () => {
+    const { clock, calls, t0 } = setup();
+    const woke = t0 + 2_500; // nothing ran for 2.5 s: the data may have waited in the socket
+    clock.heard(woke);
+    expect(calls).toEqual(['stall']);
+    expect(clock.withinSafeWindow(woke)).toBe(false);
+    clock.heard(woke + 10);
+    expect(clock.withinSafeWindow(woke + 10)).toBe(false);
+    clock.confirmed(woke - 100); // a reply to a request sent before the stall ended: not proof
+    expect(clock.stale).toBe(true);
+    clock.confirmed(woke + 5); // a reply to a request sent after it
+    expect(clock.stale).toBe(false);
+    expect(clock.withinSafeWindow(woke + 20)).toBe(true);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Issue #12 finding 2 and #13 §2.4/§4: a holder process frozen (SIGSTOP, or an event loop blocked
+ * by a busy CPU) for longer than its session timeout. Meanwhile the server expires its session
+ * and another process takes the lock. When it wakes, no caller of its batch may be handed the
+ * lock on the strength of a session that was silent (the session still reads `connected` until
+ * the library looks), and `assertHeld()` must throw synchronously, aborting the signal.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { exited, nextMessage, spawnFixture } from './support/agents';
+import { useCoreFixture } from './support/core-fixture';
+import { scratchDir } from './support/workers';
+import { eventually, zkConnectFromEnv } from './support/zk-admin';
+
+/** The frozen holder's session: the server expires it about this long after the freeze. */
+const HOLDER_SESSION_MS = 2_000;
+
+type Message = { type: string; [key: string]: unknown };
+
+describe('a holder process frozen past its session timeout', () => {
+  const zk = useCoreFixture('session-pause', { sessionTimeoutMs: 20_000 });
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  const startHolder = async (
+    path: string,
+    mode: 'sigstop' | 'busy',
+    assert: boolean,
+  ): Promise<{ child: ChildProcess; messages: Message[]; flagFile: string }> => {
+    const flagFile = join(scratch.dir, `flag-${mode}-${assert}`);
+    const child = spawnFixture('pause-holder', {
+      ZK_CONNECT: zkConnectFromEnv(),
+      SESSION_MS: String(HOLDER_SESSION_MS),
+      LOCK_PATH: path,
+      MODE: mode,
+      FLAG_FILE: flagFile,
+      ASSERT: assert ? 'yes' : 'no',
+    });
+    const messages: Message[] = [];
+    child.on('message', (m: Message) => messages.push(m));
+    await nextMessage<Message>(child, (m) => m.type === 'held');
+    return { child, messages, flagFile };
+  };
+
+  const message = (messages: Message[], type: string): Message | undefined =>
+    messages.find((m) => m.type === type);
+
+  it.each([
+    ['sigstop', true],
+    ['busy', true],
+    ['sigstop', false],
+  ] as const)(
+    'hands nothing on after the freeze (%s, holder calls assertHeld: %s); the batch waits its turn',
+    async (mode, assert) => {
+      const path = `${zk.root}/${mode}-${assert}`;
+      const holder = await startHolder(path, mode, assert);
+      // Taken once the server has expired the frozen holder's session and deleted its node.
+      const other = await zk.locks.acquire(path, { waitTimeoutMs: 30_000 });
+
+      if (mode === 'sigstop') holder.child.kill('SIGCONT');
+      else writeFileSync(holder.flagFile, 'go');
+      await eventually('the holder ran its timer after waking', () => {
+        return !!message(holder.messages, 'woke');
+      });
+      // The rest of the batch queues again in a new session (behind `other`), unless it was
+      // handed the lock on the stale node.
+      await eventually('the second caller has a node in a new session, or the lock', async () => {
+        if (message(holder.messages, 'second')) return true;
+        const queue = (await zk.locks.inspect(path)).queue;
+        return queue.length > 0;
+      });
+      const secondWhileOtherHeld = !!message(holder.messages, 'second');
+      await other.release();
+      await eventually('the second caller got the lock', () => {
+        return !!message(holder.messages, 'second');
+      });
+
+      expect(secondWhileOtherHeld).toBe(false);
+      const second = BigInt(message(holder.messages, 'second')!.token as string);
+      expect(second).toBeGreaterThan(other.fencingToken);
+      if (assert) {
+        expect(message(holder.messages, 'lost')).toBeDefined();
+        // Checked synchronously: the session is declared lost and the signal aborted at once.
+        expect(message(holder.messages, 'woke')).toMatchObject({
+          assertHeld: 'LockLostError',
+          abortedAfterAssert: true,
+        });
+      }
+      if (mode === 'busy') {
+        expect(message(holder.messages, 'unblocked')).toMatchObject({
+          assertHeld: 'LockLostError',
+        });
+      }
+
+      holder.child.kill('SIGKILL');
+      await exited(holder.child);
+    },
+  );
+});
