@@ -385,7 +385,8 @@ export class LockQueue implements ContenderContext {
   /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */
   private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
     const session = this.connection.current;
-    if (session.state !== 'connected') {
+    // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
+    if (session.state !== 'connected' && !this.connection.afterStall) {
       return new ZooKeeperUnavailableError(
         session.connectionString,
         waitTimeoutMs,

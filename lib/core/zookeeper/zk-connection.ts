@@ -17,6 +17,8 @@ export class ZkConnection extends EventEmitter {
   private session: ZkSession;
   private closed = false;
   private hadSession = false;
+  /** The current session replaces one lost because this process stalled, and is not up yet. */
+  afterStall = false;
 
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
@@ -73,12 +75,14 @@ export class ZkConnection extends EventEmitter {
       // Like Curator: the first session is CONNECTED, a new one after LOST is RECONNECTED.
       this.setState(this.hadSession ? 'RECONNECTED' : 'CONNECTED');
       this.hadSession = true;
+      this.afterStall = false;
     });
     session.on('suspended', () => this.setState('SUSPENDED'));
     session.on('reconnected', () => this.setState('RECONNECTED'));
     session.on('lost', (reason: 'session-expired' | 'connection-lost') => {
       if (this.closed) return;
       this.setState('LOST');
+      this.afterStall = session.lostToStall;
       this.emit('session-lost', session, reason);
       this.session = this.newSession();
       this.emit('session', this.session);

@@ -34,6 +34,8 @@ export class ZkSession extends EventEmitter {
   state: SessionState = 'connecting';
   /** Hex session id, known once connected. */
   id = '';
+  /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
+  lostToStall = false;
   private readonly client: zookeeper.Client;
   private readonly clock: SessionClock;
   private readonly deadlines: RequestDeadlines;
@@ -291,6 +293,7 @@ export class ZkSession extends EventEmitter {
   private markLost(reason: 'session-expired' | 'connection-lost'): void {
     if (this.state === 'lost' || this.state === 'closed') return;
     this.state = 'lost';
+    this.lostToStall = this.clock.stale;
     this.emit('lost', reason);
     // The server may still hold this session (e.g. the whole ensemble was paused). Close it when
     // possible so its ephemeral nodes go at once; give up after another session timeout.
