@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { ClientClosedError, LockLostError } from './errors';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
+import { unavailable } from './recipes/acquire-error';
 import { OwnerScope } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
@@ -145,7 +146,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   async inspect(path: string): Promise<LockInspection> {
     const full = applyNamespace(this.options.namespace, path);
     if (this.closing) throw new ClientClosedError(path, 'inspect');
-    return inspectLock(await this.connection.ready(), path, full);
+    return inspectLock(await this.connection.ready(), path, full).catch((err: unknown) => {
+      throw unavailable(err, path, this.connection);
+    });
   }
 
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */

@@ -1,12 +1,13 @@
 import type { ZkConnection } from './zookeeper/zk-connection';
-import { isNoNode, isNotEmpty } from './zookeeper/zk-errors';
+import { removeIdleLockPath } from './recipes/lock-path';
 import { parentPath } from './paths';
 
 /**
  * Removes lock nodes (and the ancestors this client created) once they have been idle in this
  * process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against other
  * acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer whose
- * create fails with NO_NODE re-creates the path. One timer for all paths.
+ * create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as lock
+ * paths and unchanged since are removed (see lock-path.ts). One timer for all paths.
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
@@ -75,13 +76,10 @@ export class ParentReaper {
     let path = lockPath;
     // The lock node itself, then the ancestors this client created, deepest first.
     for (;;) {
-      try {
-        await session.remove(path);
-      } catch (err) {
-        if (isNotEmpty(err)) return; // in use elsewhere: its users clean up
-        // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
-        if (!isNoNode(err)) return this.retryLater(lockPath);
-      }
+      const outcome = await removeIdleLockPath(session, path);
+      if (outcome === 'kept') return; // in use elsewhere (its users clean up), or not ours
+      // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
+      if (outcome === 'retry') return this.retryLater(lockPath);
       this.createdDirs.delete(path);
       path = parentPath(path);
       if (!this.createdDirs.has(path) || this.hasBusyDescendant(path)) return;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateMode } from 'node-zookeeper-client';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkSession, Listing } from '../zookeeper/zk-session';
+import { ensureLockPath } from './lock-path';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import {
   MAX_GENERATION,
@@ -101,7 +102,7 @@ export class Contender {
         path = await created;
       } catch (err) {
         if (isNoNode(err)) {
-          this.ctx.onDirsCreated(await session.mkdirp(this.ctx.lockPath));
+          this.ctx.onDirsCreated(await ensureLockPath(session, this.ctx.lockPath));
           continue;
         }
         if (!isInDoubt(err)) throw err;
@@ -310,15 +311,5 @@ export class Contender {
 
 /** Waits until the session is connected again; false if it is lost or closed instead. */
 export function waitUsable(session: ZkSession): Promise<boolean> {
-  if (session.state === 'connected') return Promise.resolve(true);
-  if (!session.alive) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const ok = (): void => done(true);
-    const gone = (): void => done(false);
-    const done = (value: boolean): void => {
-      session.off('reconnected', ok).off('connected', ok).off('lost', gone).off('closed', gone);
-      resolve(value);
-    };
-    session.on('reconnected', ok).on('connected', ok).on('lost', gone).on('closed', gone);
-  });
+  return session.whenUsable();
 }

@@ -8,6 +8,7 @@ import { HeldLock } from '../held-lock';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
+import { acquireError } from './acquire-error';
 import { Contender, ContenderContext } from './contender';
 
 /** What a queue needs from the client that owns it. */
@@ -372,14 +373,9 @@ export class LockQueue implements ContenderContext {
     if (i >= 0) this.waiters.splice(i, 1);
   }
 
-  /** No session to queue in: the error names the lock the caller was waiting for. */
+  /** Only documented errors, naming the lock the caller was waiting for. */
   private withLockPath(err: Error): Error {
-    if (!(err instanceof ZooKeeperUnavailableError)) return err;
-    return new ZooKeeperUnavailableError(
-      err.connectionString,
-      err.timeoutMs,
-      `for lock "${this.displayPath}" (no session to queue in)`,
-    );
+    return acquireError(err, this.displayPath, this.connection);
   }
 
   /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */

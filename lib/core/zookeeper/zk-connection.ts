@@ -42,6 +42,10 @@ export class ZkConnection extends EventEmitter {
     return connection;
   }
 
+  get requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs;
+  }
+
   /** The current session (connected, suspended, or a new one still connecting). */
   get current(): ZkSession {
     return this.session;

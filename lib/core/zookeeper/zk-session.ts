@@ -108,6 +108,21 @@ export class ZkSession extends EventEmitter {
     this.client.connect();
   }
 
+  /** Resolves once connected again: true, or false if the session is lost or closed first. */
+  whenUsable(): Promise<boolean> {
+    if (this.state === 'connected') return Promise.resolve(true);
+    if (!this.alive) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const ok = (): void => done(true);
+      const gone = (): void => done(false);
+      const done = (value: boolean): void => {
+        this.off('reconnected', ok).off('connected', ok).off('lost', gone).off('closed', gone);
+        resolve(value);
+      };
+      this.on('reconnected', ok).on('connected', ok).on('lost', gone).on('closed', gone);
+    });
+  }
+
   /** Resolves once connected; rejects when `timeoutMs` passes or the session ends first. */
   waitConnected(timeoutMs: number): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
@@ -148,30 +163,9 @@ export class ZkSession extends EventEmitter {
     );
   }
 
-  /**
-   * Creates `path` and its missing ancestors (persistent); returns the ones it created. Another
-   * client may remove an empty ancestor meanwhile (lock-node cleanup): then start again.
-   */
-  async mkdirp(path: string, attempts = 10): Promise<string[]> {
-    const created: string[] = [];
-    const segments = path.split('/').slice(1);
-    for (let i = 1; i <= segments.length; i++) {
-      const p = '/' + segments.slice(0, i).join('/');
-      try {
-        await this.create(p, null, zookeeper.CreateMode.PERSISTENT);
-        created.push(p);
-      } catch (err) {
-        if (codeOf(err) === ZkCode.NO_NODE && attempts > 1) {
-          return [...created, ...(await this.mkdirp(path, attempts - 1))];
-        }
-        if (codeOf(err) !== ZkCode.NODE_EXISTS) throw err;
-      }
-    }
-    return created;
-  }
-
-  remove(path: string): Promise<void> {
-    return this.call('delete', path, (cb) => this.client.remove(path, -1, cb));
+  /** Deletes `path`; with a `version`, only if the node is still at that version. */
+  remove(path: string, version = -1): Promise<void> {
+    return this.call('delete', path, (cb) => this.client.remove(path, version, cb));
   }
 
   async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {

@@ -17,6 +17,15 @@ interface RawClient {
   getChildren(path: string, cb: (err: RawError | null, children: string[]) => void): void;
   exists(path: string, cb: (err: RawError | null, stat: RawStat | null) => void): void;
   remove(path: string, version: number, cb: (err: RawError | null) => void): void;
+  mkdirp(path: string, cb: (err: RawError | null) => void): void;
+  create(
+    path: string,
+    data: Buffer | undefined,
+    mode: number,
+    cb: (err: RawError | null) => void,
+  ): void;
+  getData(path: string, cb: (err: RawError | null, data: Buffer | null) => void): void;
+  setData(path: string, data: Buffer, version: number, cb: (err: RawError | null) => void): void;
 }
 interface RawError extends Error {
   getCode(): number;
@@ -89,6 +98,32 @@ export class ZkAdmin {
         err ? reject(err) : stat ? resolve(stat.cversion) : reject(new Error(`${path} is gone`)),
       ),
     );
+  }
+
+  /** Creates `path` (its missing parents persistent, empty) with `data`; 'ephemeral' in our session. */
+  async create(path: string, data: string, mode: 'persistent' | 'ephemeral'): Promise<void> {
+    const parent = path.slice(0, path.lastIndexOf('/'));
+    if (parent) await this.done((cb) => this.client.mkdirp(parent, cb));
+    await this.done((cb) =>
+      this.client.create(path, Buffer.from(data), mode === 'ephemeral' ? 1 : 0, cb),
+    );
+  }
+
+  /** The node's data as text ('' for none). */
+  async getData(path: string): Promise<string> {
+    return new Promise((resolve, reject) =>
+      this.client.getData(path, (err, data) =>
+        err ? reject(err) : resolve(data?.toString() ?? ''),
+      ),
+    );
+  }
+
+  setData(path: string, data: string): Promise<void> {
+    return this.done((cb) => this.client.setData(path, Buffer.from(data), -1, cb));
+  }
+
+  private done(send: (cb: (err: RawError | null) => void) => void): Promise<void> {
+    return new Promise((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
   }
 
   /** Number of znodes strictly below `path` (0 when it does not exist). */

@@ -1,0 +1,82 @@
+import { CreateMode } from 'node-zookeeper-client';
+import type { Stat } from 'node-zookeeper-client';
+import { ZkSession } from '../zookeeper/zk-session';
+import {
+  ZkCode,
+  ZkRequestError,
+  codeOf,
+  isInDoubt,
+  isNoNode,
+  isNodeExists,
+  isNotEmpty,
+} from '../zookeeper/zk-errors';
+
+/**
+ * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
+ * nodes: a template value can name any node (`/app/{name}` with name=config), and a node someone
+ * else created, or wrote data to since, is not ours to delete (docs/design.md: cleanup).
+ */
+export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
+
+/** A persistent node with our marker as its data: created as a lock path, written by nobody since. */
+export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
+  return ZkSession.ownerOf(stat) === '0' && !!data && data.equals(LOCK_PATH_DATA);
+}
+
+/**
+ * Creates `path` and its missing ancestors (persistent, marked); returns those it may have
+ * created, as candidates for cleanup. A create whose answer is lost (connection loss, request
+ * timeout) is sent again once the session is usable: a node found existing then may be the one
+ * the first request created, so it is returned too (cleanup checks the marker before removing
+ * anything). Another client may remove an empty ancestor meanwhile (its cleanup): then start
+ * again. Rejects with SESSION_GONE when the session ends.
+ */
+export async function ensureLockPath(
+  session: ZkSession,
+  path: string,
+  attempts = 10,
+): Promise<string[]> {
+  const created: string[] = [];
+  const segments = path.split('/').slice(1);
+  for (let i = 1; i <= segments.length; i++) {
+    const p = '/' + segments.slice(0, i).join('/');
+    for (let inDoubt = false; ; inDoubt = true) {
+      try {
+        await session.create(p, LOCK_PATH_DATA, CreateMode.PERSISTENT);
+        created.push(p);
+      } catch (err) {
+        if (isInDoubt(err)) {
+          if (await session.whenUsable()) continue;
+          throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
+        }
+        if (isNoNode(err) && attempts > 1) {
+          return [...created, ...(await ensureLockPath(session, path, attempts - 1))];
+        }
+        if (!isNodeExists(err)) throw err;
+        if (inDoubt) created.push(p);
+      }
+      break;
+    }
+  }
+  return created;
+}
+
+/**
+ * Removes an idle lock path node if it is ours (see isOwnLockPath) and has no children, with the
+ * version just read, so a node changed meanwhile stays. 'retry': connection trouble, try later.
+ */
+export async function removeIdleLockPath(
+  session: ZkSession,
+  path: string,
+): Promise<'gone' | 'kept' | 'retry'> {
+  try {
+    const { data, stat } = await session.getData(path);
+    if (!isOwnLockPath(data, stat) || stat.numChildren > 0) return 'kept';
+    await session.remove(path, stat.version);
+    return 'gone';
+  } catch (err) {
+    if (isNoNode(err)) return 'gone';
+    if (isNotEmpty(err) || codeOf(err) === ZkCode.BAD_VERSION) return 'kept'; // in use, or changed
+    return 'retry';
+  }
+}
