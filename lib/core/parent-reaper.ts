@@ -77,7 +77,7 @@ export class ParentReaper {
     // The lock node itself, then the ancestors this client created, deepest first.
     for (;;) {
       const outcome = await removeIdleLockPath(session, path);
-      if (outcome === 'kept') return; // in use elsewhere (its users clean up), or not ours
+      if (outcome === 'kept' || outcome === 'foreign') return; // in use elsewhere, or not ours
       // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
       if (outcome === 'retry') return this.retryLater(lockPath);
       this.createdDirs.delete(path);

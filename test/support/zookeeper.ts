@@ -12,6 +12,7 @@ import {
   rmSync,
   writeFileSync,
   closeSync,
+  cpSync,
 } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,8 @@ export interface ZooKeeperOptions {
   tickTimeMs?: number;
   /** Folder for data dirs and logs; a temporary one by default (removed on stop). */
   baseDir?: string;
+  /** A data dir (e.g. with a snapshot, see zookeeper-snapshot.ts) each member starts from. */
+  initialDataDir?: string;
 }
 
 export class ZooKeeperMember {
@@ -242,6 +245,7 @@ export class ZooKeeperServer {
       const id = i + 1;
       const dataDir = join(baseDir, `member-${id}`);
       mkdirSync(dataDir, { recursive: true });
+      if (options.initialDataDir) cpSync(options.initialDataDir, dataDir, { recursive: true });
       const clientPort = ports[i * 3];
       const config = [
         `tickTime=${options.tickTimeMs ?? 500}`,

@@ -3,7 +3,15 @@ import { CreateMode } from 'node-zookeeper-client';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkSession, Listing } from '../zookeeper/zk-session';
 import { ensureLockPath } from './lock-path';
-import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { pastSequenceGuard, waitForSequenceReset } from './sequence-wrap';
+import {
+  ZkCode,
+  ZkRequestError,
+  isInDoubt,
+  isNoNode,
+  isNodeExists,
+  isSessionGone,
+} from '../zookeeper/zk-errors';
 import {
   MAX_GENERATION,
   fencingToken,
@@ -105,12 +113,22 @@ export class Contender {
           this.ctx.onDirsCreated(await ensureLockPath(session, this.ctx.lockPath));
           continue;
         }
+        // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
+        // that name: the path must be re-created (sequence-wrap.ts).
+        if (isNodeExists(err)) {
+          if (await this.waitForSequenceReset(session)) continue;
+          return;
+        }
         if (!isInDoubt(err)) throw err;
         if (await this.recover(session)) return;
         continue;
       }
       this.adopt(path.slice(path.lastIndexOf('/') + 1));
       if (this.abandoned) return this.remove(); // its batch gave up while it was created
+      if (pastSequenceGuard(this.name!)) {
+        if (await this.leaveForSequenceReset(session)) continue;
+        return;
+      }
       try {
         this.apply(await listed);
       } catch (err) {
@@ -214,6 +232,34 @@ export class Contender {
         if (!(await waitUsable(session))) return;
       }
     }
+  }
+
+  /**
+   * Our node got a sequence near 2^31: delete it, wait until the path has drained and is
+   * re-created (sequence-wrap.ts), then create again. False when the waiter gave up meanwhile.
+   */
+  private async leaveForSequenceReset(session: ZkSession): Promise<boolean> {
+    await this.deleteWithRetry(session, this.nodePath);
+    if (this.abandoned) return false;
+    this.name = undefined;
+    this.sequence = -1;
+    this.state = 'creating';
+    return this.waitForSequenceReset(session);
+  }
+
+  private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
+    await waitForSequenceReset(session, this.ctx.lockPath, {
+      wanted: () => !this.abandoned,
+      busy: (children) => {
+        // Not queued, but busy: a try gives up, a waiter's timeout counts who is ahead.
+        this.predecessor = children[children.length - 1];
+        this.ahead = children.length;
+        this.ctx.onPosition(this);
+      },
+    });
+    this.predecessor = undefined;
+    this.ahead = 0;
+    return !this.abandoned;
   }
 
   private adopt(name: string): void {

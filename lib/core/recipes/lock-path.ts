@@ -63,15 +63,17 @@ export async function ensureLockPath(
 
 /**
  * Removes an idle lock path node if it is ours (see isOwnLockPath) and has no children, with the
- * version just read, so a node changed meanwhile stays. 'retry': connection trouble, try later.
+ * version just read, so a node changed meanwhile stays. 'kept': in use, or changed meanwhile;
+ * 'foreign': not created as a lock path by this library; 'retry': connection trouble.
  */
 export async function removeIdleLockPath(
   session: ZkSession,
   path: string,
-): Promise<'gone' | 'kept' | 'retry'> {
+): Promise<'gone' | 'kept' | 'foreign' | 'retry'> {
   try {
     const { data, stat } = await session.getData(path);
-    if (!isOwnLockPath(data, stat) || stat.numChildren > 0) return 'kept';
+    if (!isOwnLockPath(data, stat)) return 'foreign';
+    if (stat.numChildren > 0) return 'kept';
     await session.remove(path, stat.version);
     return 'gone';
   } catch (err) {

@@ -22,6 +22,8 @@ export interface Listing {
   children: string[];
   /** czxid of the listed node (the lock node), as a bigint. */
   czxid: bigint;
+  /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
+  cversion: number;
 }
 
 /**
@@ -174,7 +176,7 @@ export class ZkSession extends EventEmitter {
       path,
       (cb) => this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
     );
-    return { children, czxid: stat.czxid.readBigUInt64BE(0) };
+    return { children, czxid: stat.czxid.readBigUInt64BE(0), cversion: stat.cversion };
   }
 
   /** Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). */

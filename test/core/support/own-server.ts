@@ -4,7 +4,7 @@
  * helper that freezes the server (SIGSTOP) for a while. Hooks for the enclosing describe block.
  */
 import { ZkLockClient, ZkLockClientOptions } from '../../../lib';
-import { ZooKeeperServer } from '../../support/zookeeper';
+import { ZooKeeperOptions, ZooKeeperServer } from '../../support/zookeeper';
 import { killAllFixtures, LockAgent } from './agents';
 import { eventually, testRoot, ZkAdmin } from './zk-admin';
 
@@ -28,7 +28,12 @@ export interface OwnServerFixture {
 
 export function useOwnServer(
   name: string,
-  options: { sessionTimeoutMs: number; observer?: boolean },
+  options: {
+    sessionTimeoutMs: number;
+    observer?: boolean;
+    /** Options of the server, asked for when it starts (e.g. a data dir to start from). */
+    server?: () => ZooKeeperOptions;
+  },
 ): OwnServerFixture {
   let clients: ZkLockClient[] = [];
   let agents: LockAgent[] = [];
@@ -74,7 +79,7 @@ export function useOwnServer(
   } as OwnServerFixture;
 
   beforeAll(async () => {
-    fixture.server = await ZooKeeperServer.start();
+    fixture.server = await ZooKeeperServer.start(options.server?.());
     fixture.admin = await ZkAdmin.connect(fixture.server.connectionString);
     if (options.observer) {
       fixture.observer = await ZkLockClient.connect({

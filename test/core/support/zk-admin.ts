@@ -22,7 +22,7 @@ interface RawClient {
     path: string,
     data: Buffer | undefined,
     mode: number,
-    cb: (err: RawError | null) => void,
+    cb: (err: RawError | null, path: string) => void,
   ): void;
   getData(path: string, cb: (err: RawError | null, data: Buffer | null) => void): void;
   setData(path: string, data: Buffer, version: number, cb: (err: RawError | null) => void): void;
@@ -100,12 +100,22 @@ export class ZkAdmin {
     );
   }
 
-  /** Creates `path` (its missing parents persistent, empty) with `data`; 'ephemeral' in our session. */
-  async create(path: string, data: string, mode: 'persistent' | 'ephemeral'): Promise<void> {
+  /**
+   * Creates `path` (its missing parents persistent, empty) with `data`; 'ephemeral' in our
+   * session; 'sequential' appends ZooKeeper's counter. Resolves with the created path.
+   */
+  async create(
+    path: string,
+    data: string,
+    mode: 'persistent' | 'ephemeral' | 'sequential',
+  ): Promise<string> {
     const parent = path.slice(0, path.lastIndexOf('/'));
     if (parent) await this.done((cb) => this.client.mkdirp(parent, cb));
-    await this.done((cb) =>
-      this.client.create(path, Buffer.from(data), mode === 'ephemeral' ? 1 : 0, cb),
+    const flags = { persistent: 0, ephemeral: 1, sequential: 2 }[mode];
+    return new Promise((resolve, reject) =>
+      this.client.create(path, Buffer.from(data), flags, (err, created) =>
+        err ? reject(err) : resolve(created),
+      ),
     );
   }
 
@@ -124,6 +134,20 @@ export class ZkAdmin {
 
   private done(send: (cb: (err: RawError | null) => void) => void): Promise<void> {
     return new Promise((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
+  }
+
+  /**
+   * The sequence number the next sequential child of `path` gets: ZooKeeper's stored child
+   * counter (creates only), which the Stat shows as cversion = 2 * counter - numChildren.
+   */
+  nextSequence(path: string): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.client.exists(path, (err, stat) =>
+        err || !stat
+          ? reject(err ?? new Error(`${path} is gone`))
+          : resolve(((stat.cversion >>> 0) + stat.numChildren) / 2),
+      ),
+    );
   }
 
   /** Number of znodes strictly below `path` (0 when it does not exist). */
