@@ -16,6 +16,20 @@ export class InvalidLockPathError extends ZkLockError {
   }
 }
 
+/**
+ * Options that cannot describe a lock (an empty path list, a limit out of range, ...). Thrown
+ * before anything is sent to ZooKeeper; `subject` is the lock path, or the call when it has none.
+ */
+export class InvalidLockOptionsError extends ZkLockError {
+  constructor(
+    readonly subject: string,
+    readonly reason: string,
+    hint: string,
+  ) {
+    super(`Invalid lock options for ${subject}: ${reason}. ${hint}.`);
+  }
+}
+
 /** `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. */
 export class LockTimeoutError extends ZkLockError {
   constructor(

@@ -10,10 +10,12 @@ export type {
   LockInspection,
   LockNodeInfo,
   LockEvents,
+  MultiLockHandle,
 } from './types';
 export {
   ZkLockError,
   InvalidLockPathError,
+  InvalidLockOptionsError,
   LockTimeoutError,
   LockAbortedError,
   LockLostError,

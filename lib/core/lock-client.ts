@@ -9,12 +9,14 @@ import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
 import { ReadOnlyLockView } from './read-only-lock-view';
 import { LockQueue, QueueHost } from './recipes/lock-queue';
+import { acquireAll } from './recipes/multi-lock';
 import type {
   AcquireOptions,
   ConnectionState,
   LockHandle,
   LockInspection,
   LockView,
+  MultiLockHandle,
   ZkLockClientOptions,
 } from './types';
 import { ZkConnection } from './zookeeper/zk-connection';
@@ -114,14 +116,32 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     fn: (lock: LockHandle) => Promise<T> | T,
     options?: AcquireOptions,
   ): Promise<T> {
-    const lock = (await this.acquire(path, options)) as LockHandleView;
-    const scope = new OwnerScope(this.owners.getStore());
-    scope.held.set(lock.heldLock.lockPath, lock.heldLock);
-    try {
-      return await this.owners.run(scope, () => fn(lock));
-    } finally {
-      await lock.release();
-    }
+    const lock = await this.acquire(path, options);
+    return this.runOwning([lock], lock, fn);
+  }
+
+  /**
+   * Takes several locks as one, all or nothing (docs/design.md §7): in one canonical order (so
+   * callers asking for {a, b} and {b, a} cannot deadlock), within one shared `waitTimeoutMs`.
+   * On a timeout, an abort or an error, the locks already taken are released before it throws.
+   * The handle's signal aborts when any member is lost; release() frees them in reverse order.
+   */
+  acquireAll(paths: readonly string[], options: AcquireOptions = {}): Promise<MultiLockHandle> {
+    const host = {
+      lockPathOf: (path: string) => applyNamespace(this.options.namespace, path),
+      acquire: (path: string, opts: AcquireOptions) => this.acquire(path, opts),
+    };
+    return acquireAll(host, paths, options);
+  }
+
+  /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */
+  async withLockAll<T>(
+    paths: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    options?: AcquireOptions,
+  ): Promise<T> {
+    const multi = await this.acquireAll(paths, options);
+    return this.runOwning(multi.locks, multi, fn);
   }
 
   /** Whether the current async context holds `path`. */
@@ -180,6 +200,24 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /** Runs `fn` in a new owner scope holding `locks`; releases `owner` in finally. */
+  private async runOwning<H extends { release(): Promise<void> }, T>(
+    locks: readonly LockHandle[],
+    owner: H,
+    fn: (owner: H) => Promise<T> | T,
+  ): Promise<T> {
+    const scope = new OwnerScope(this.owners.getStore());
+    for (const lock of locks) {
+      const held = (lock as LockHandleView).heldLock;
+      scope.held.set(held.lockPath, held);
+    }
+    try {
+      return await this.owners.run(scope, () => fn(owner));
+    } finally {
+      await owner.release();
+    }
+  }
 
   private take(
     path: string,

@@ -59,6 +59,23 @@ export interface LockHandle extends LockView {
   release(): Promise<void>;
 }
 
+/**
+ * Several locks taken as one (`acquireAll`): members in canonical order (sorted lock paths), one
+ * fencing token each. Its signal aborts with the first member's LockLostError.
+ */
+export interface MultiLockHandle {
+  /** The paths as given, in the order they were taken. */
+  readonly paths: readonly string[];
+  /** One handle per path, in the same order. */
+  readonly locks: readonly LockHandle[];
+  readonly fencingTokens: readonly bigint[];
+  readonly signal: AbortSignal;
+  /** 'lost' if any member is lost, 'uncertain' if any member is, else 'held' or 'released'. */
+  readonly state: LockState;
+  /** Idempotent; releases the members in reverse order. */
+  release(): Promise<void>;
+}
+
 /** Connection states, as in Curator. */
 export type ConnectionState = 'CONNECTED' | 'SUSPENDED' | 'RECONNECTED' | 'LOST' | 'CLOSED';
 
