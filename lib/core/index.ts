@@ -11,6 +11,10 @@ export type {
   LockNodeInfo,
   LockEvents,
   MultiLockHandle,
+  Semaphore,
+  SemaphoreOptions,
+  SemaphoreLease,
+  LeaseAcquireOptions,
 } from './types';
 export {
   ZkLockError,

@@ -10,6 +10,7 @@ import { applyNamespace } from './paths';
 import { ReadOnlyLockView } from './read-only-lock-view';
 import { LockQueue, QueueHost } from './recipes/lock-queue';
 import { acquireAll } from './recipes/multi-lock';
+import { SemaphoreRecipe } from './recipes/semaphore';
 import type {
   AcquireOptions,
   ConnectionState,
@@ -17,6 +18,8 @@ import type {
   LockInspection,
   LockView,
   MultiLockHandle,
+  Semaphore,
+  SemaphoreOptions,
   ZkLockClientOptions,
 } from './types';
 import { ZkConnection } from './zookeeper/zk-connection';
@@ -39,6 +42,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
   private readonly queues = new Map<string, LockQueue>();
   private readonly reaper: ParentReaper;
+  private readonly semaphores: SemaphoreRecipe;
   private closing?: Promise<void>;
 
   private constructor(
@@ -50,16 +54,26 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
     );
     this.maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
+    this.semaphores = new SemaphoreRecipe({
+      connection,
+      nodeData: this.nodeData,
+      lockPathOf: (path) => applyNamespace(options.namespace, path),
+      acquire: (path, opts) => this.acquire(path, opts),
+      tryAcquire: (path) => this.tryAcquire(path),
+      onDirsCreated: (dirs) => this.reaper.created(dirs),
+      onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
+    });
     this.reaper = new ParentReaper(
       connection,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
-      (p) => this.queues.has(p),
+      (p) => this.queues.has(p) || this.semaphores.isBusy(p),
     );
     connection.on('state', (state: ConnectionState) => this.emit('state', state));
     connection.on(
       'session-lost',
       (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
         for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
+        this.semaphores.onSessionLost(session, reason);
       },
     );
     connection.on('session', (session: ZkSession) => this.watchSession(session));
@@ -132,6 +146,15 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       acquire: (path: string, opts: AcquireOptions) => this.acquire(path, opts),
     };
     return acquireAll(host, paths, options);
+  }
+
+  /**
+   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`
+   * with the same maxLeases. Laid out like Curator's InterProcessSemaphoreV2, so Java services
+   * share the limit (docs/design.md §7). Throws InvalidLockPathError/InvalidLockOptionsError now.
+   */
+  semaphore(path: string, options: SemaphoreOptions): Semaphore {
+    return this.semaphores.open(path, options?.maxLeases);
   }
 
   /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */
@@ -276,13 +299,16 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   private watchSession(session: ZkSession): void {
     session.on('suspended', () => {
       for (const q of this.queues.values()) q.onSuspended(session);
+      this.semaphores.onSuspended(session);
     });
     session.on('reconnected', () => {
       for (const q of this.queues.values()) q.onReconnected(session);
+      this.semaphores.onReconnected(session);
     });
   }
 
   private async shutdown(): Promise<void> {
+    const semaphores = this.semaphores.close();
     const queues = [...this.queues.values()];
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
     const releases = queues.map((q) => {
@@ -291,7 +317,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       holder.lose('client-closed', 'the ZkLockClient was closed');
       return q.release(holder);
     });
-    await Promise.all(releases);
+    await Promise.all([...releases, semaphores]);
     // Nodes still being created for callers that gave up are deleted once created: wait, so
     // that the lock paths are empty when the reaper removes them.
     await Promise.all(queues.map((q) => q.whenIdle()));

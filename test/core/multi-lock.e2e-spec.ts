@@ -12,10 +12,10 @@ import {
   LockLostError,
   LockTimeoutError,
 } from '../../lib';
-import { exited, nextMessage, spawnFixture } from './support/agents';
+
 import { useCoreFixture } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
-import { scratchDir } from './support/workers';
+import { runWorkers, scratchDir } from './support/workers';
 import { eventually } from './support/zk-admin';
 
 describe('multi-path lock', () => {
@@ -122,11 +122,7 @@ describe('multi-path lock', () => {
     mkdirSync(logDir);
     paths.forEach((_, i) => writeFileSync(join(logDir, `${i}.log`), ''));
     const env = { PATHS: paths.join(','), CALLERS: '4', CYCLES: '5', LOG_DIR: logDir };
-    const workers = Array.from({ length: 3 }, () => spawnFixture('multi-cycle-worker', env));
-    await Promise.all(workers.map((w) => nextMessage(w, () => true)));
-    const codes = Promise.all(workers.map(exited));
-    workers.forEach((w) => w.send('go'));
-    expect(await codes).toEqual([0, 0, 0]);
+    await runWorkers('multi-cycle-worker', 3, env);
 
     let total = 0;
     for (const file of readdirSync(logDir)) {

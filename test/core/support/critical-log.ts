@@ -36,3 +36,18 @@ export function readCriticalSections(logFile: string): CriticalSection[] {
   if (open) throw new Error(`${open.who} entered and never exited`);
   return sections;
 }
+
+/** Most "enter" lines open at once in an enter/exit log (file order = real order). */
+export function maxConcurrency(logFile: string): { max: number; sections: number } {
+  let open = 0;
+  let max = 0;
+  let sections = 0;
+  for (const line of readFileSync(logFile, 'utf8').split('\n').filter(Boolean)) {
+    if (line.startsWith('enter')) {
+      open++;
+      sections++;
+      max = Math.max(max, open);
+    } else open--;
+  }
+  return { max, sections };
+}
