@@ -30,6 +30,21 @@ export class InvalidLockOptionsError extends ZkLockError {
   }
 }
 
+/**
+ * The lock cannot be taken in this mode here: a write lock asked for while the same scope holds
+ * the path's read lock (an upgrade would wait for itself), or a mutex and a read/write lock on
+ * one path (they would not exclude each other). Thrown before anything is sent to ZooKeeper.
+ */
+export class LockModeError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    hint: string,
+  ) {
+    super(`Cannot lock "${path}": ${reason}. ${hint}.`);
+  }
+}
+
 /** `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. */
 export class LockTimeoutError extends ZkLockError {
   constructor(

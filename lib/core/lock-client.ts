@@ -1,14 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockLostError } from './errors';
+import { ClientClosedError, LockLostError, LockModeError } from './errors';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
-import { OwnerScope } from './owner-scope';
+import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
 import { ReadOnlyLockView } from './read-only-lock-view';
-import { LockQueue, QueueHost } from './recipes/lock-queue';
+import { LockKind, LockQueues, PathQueue } from './lock-queues';
+import type { QueueHost } from './recipes/lock-queue';
 import { acquireAll } from './recipes/multi-lock';
 import { SemaphoreRecipe } from './recipes/semaphore';
 import type {
@@ -16,6 +17,7 @@ import type {
   ConnectionState,
   LockHandle,
   LockInspection,
+  LockSide,
   LockView,
   MultiLockHandle,
   Semaphore,
@@ -40,7 +42,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   readonly nodeData: Buffer;
   readonly maxNodesPerPath: number;
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
-  private readonly queues = new Map<string, LockQueue>();
+  private readonly queues = new LockQueues(this);
   private readonly reaper: ParentReaper;
   private readonly semaphores: SemaphoreRecipe;
   private closing?: Promise<void>;
@@ -72,7 +74,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     connection.on(
       'session-lost',
       (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-        for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
+        this.queues.onSessionLost(session, reason);
         this.semaphores.onSessionLost(session, reason);
       },
     );
@@ -113,12 +115,29 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * creates ownership scopes, so sibling tasks can never re-enter each other's locks.
    */
   acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
-    return this.take(path, (queue) => queue.acquire(options)) as Promise<LockHandle>;
+    return this.take(path, 'mutex', (queue) => queue.acquire(options)) as Promise<LockHandle>;
   }
 
   /** Takes the lock only if nobody holds or waits for it; null otherwise. */
   tryAcquire(path: string): Promise<LockHandle | null> {
-    return this.take(path, (queue) => queue.tryAcquire());
+    return this.take(path, 'mutex', (queue) => queue.tryAcquire());
+  }
+
+  /**
+   * The read side of the read/write lock on `path` (Curator InterProcessReadWriteLock's
+   * protocol, docs/design.md §7): readers share, and hold unless a writer queued ahead of them.
+   * Inside a scope that holds the write lock, a read re-enters it (downgrade).
+   */
+  readLock(path: string): LockSide {
+    return this.side(path, 'read');
+  }
+
+  /**
+   * The write side: exclusive with every reader and writer of `path`. Asked for in a scope that
+   * holds only the read lock, it fails at once with LockModeError (an upgrade would wait for itself).
+   */
+  writeLock(path: string): LockSide {
+    return this.side(path, 'write');
   }
 
   /**
@@ -132,6 +151,19 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   ): Promise<T> {
     const lock = await this.acquire(path, options);
     return this.runOwning([lock], lock, fn);
+  }
+
+  private side(path: string, kind: 'read' | 'write'): LockSide {
+    const side: LockSide = {
+      acquire: (options = {}) =>
+        this.take(path, kind, (queue) => queue.acquire(options)) as Promise<LockHandle>,
+      tryAcquire: () => this.take(path, kind, (queue) => queue.tryAcquire()),
+      withLock: async (fn, options) => {
+        const lock = await side.acquire(options);
+        return this.runOwning([lock], lock, fn);
+      },
+    };
+    return side;
   }
 
   /**
@@ -169,8 +201,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   /** Whether the current async context holds `path`. */
   isHeld(path: string): boolean {
-    const full = applyNamespace(this.options.namespace, path);
-    return !!this.owners.getStore()?.active(full);
+    return !!this.heldIn(path);
   }
 
   /**
@@ -179,9 +210,19 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * Read-only: it has no release() and adds no hold, so the owner's release still frees the lock.
    */
   heldLock(path: string): LockView | undefined {
-    const full = applyNamespace(this.options.namespace, path);
-    const lock = this.owners.getStore()?.active(full);
+    const lock = this.heldIn(path);
     return lock && new ReadOnlyLockView(lock);
+  }
+
+  /** The hold of `path` (mutex, else write, else read) in the current async context. */
+  private heldIn(path: string): HeldLock | undefined {
+    const full = applyNamespace(this.options.namespace, path);
+    const scope = this.owners.getStore();
+    return (
+      scope?.active(full) ??
+      scope?.active(ownerKey(full, 'write')) ??
+      scope?.active(ownerKey(full, 'read'))
+    );
   }
 
   /** Holder and queue of a lock path, with what each node's data records. */
@@ -207,10 +248,8 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     this.reaper.created(dirs);
   }
 
-  onIdle(queue: LockQueue): void {
-    if (this.queues.get(queue.lockPath) !== queue || !queue.idle) return;
-    this.queues.delete(queue.lockPath);
-    this.reaper.schedule(queue.lockPath);
+  onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void {
+    if (this.queues.remove(queue)) this.reaper.schedule(queue.lockPath);
   }
 
   onReleased(lock: HeldLock): void {
@@ -233,7 +272,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     const scope = new OwnerScope(this.owners.getStore());
     for (const lock of locks) {
       const held = (lock as LockHandleView).heldLock;
-      scope.held.set(held.lockPath, held);
+      scope.held.set(held.ownerKey, held);
     }
     try {
       return await this.owners.run(scope, () => fn(owner));
@@ -244,27 +283,44 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   private take(
     path: string,
-    run: (queue: LockQueue) => Promise<HeldLock | null>,
+    kind: LockKind,
+    run: (queue: PathQueue) => Promise<HeldLock | null>,
   ): Promise<LockHandle | null> {
     let full: string;
+    let queue: PathQueue;
     try {
       full = applyNamespace(this.options.namespace, path);
+      if (this.closing) throw new ClientClosedError(path);
+      queue = this.queues.get(full, path, kind);
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.closing) return Promise.reject(new ClientClosedError(path));
     const scope = this.owners.getStore();
-    const held = scope?.active(full);
+    const key = ownerKey(full, kind);
+    // A read in a scope that holds the write lock re-enters it (a downgrade: the write node
+    // stays until both are released, so no writer queued behind it can get in meanwhile).
+    const held =
+      scope?.active(key) ?? (kind === 'read' ? scope?.active(ownerKey(full, 'write')) : undefined);
     if (held) {
       held.enter();
       this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
       return Promise.resolve(new LockHandleView(held));
     }
+    if (kind === 'write' && scope?.active(ownerKey(full, 'read'))) {
+      return Promise.reject(
+        new LockModeError(
+          path,
+          'this scope holds its read lock, and a write lock would wait for that read lock forever',
+          'Release the read lock first, or take the write lock from the start (a write lock can be downgraded to a read lock, not upgraded)',
+        ),
+      );
+    }
     // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
-    const lost = scope?.lost(full);
+    const lost = scope?.lost(key);
     if (lost) return Promise.reject(lost);
     const startedAt = Date.now();
-    return run(this.queueFor(full, path)).then(
+    this.reaper.cancel(full);
+    return run(queue).then(
       (lock) => {
         if (!lock) return null;
         if (this.listenerCount('acquired') > 0) {
@@ -286,37 +342,27 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     );
   }
 
-  private queueFor(full: string, display: string): LockQueue {
-    let queue = this.queues.get(full);
-    if (!queue) {
-      queue = new LockQueue(this, full, display);
-      this.queues.set(full, queue);
-      this.reaper.cancel(full);
-    }
-    return queue;
-  }
-
   private watchSession(session: ZkSession): void {
     session.on('suspended', () => {
-      for (const q of this.queues.values()) q.onSuspended(session);
+      this.queues.onSuspended(session);
       this.semaphores.onSuspended(session);
     });
     session.on('reconnected', () => {
-      for (const q of this.queues.values()) q.onReconnected(session);
+      this.queues.onReconnected(session);
       this.semaphores.onReconnected(session);
     });
   }
 
   private async shutdown(): Promise<void> {
     const semaphores = this.semaphores.close();
-    const queues = [...this.queues.values()];
+    const queues = this.queues.all();
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
-    const releases = queues.map((q) => {
-      const holder = q.holder;
-      if (!holder) return Promise.resolve();
-      holder.lose('client-closed', 'the ZkLockClient was closed');
-      return q.release(holder);
-    });
+    const releases = queues.flatMap((q) =>
+      LockQueues.holdersOf(q).map((holder) => {
+        holder.lose('client-closed', 'the ZkLockClient was closed');
+        return q.release(holder);
+      }),
+    );
     await Promise.all([...releases, semaphores]);
     // Nodes still being created for callers that gave up are deleted once created: wait, so
     // that the lock paths are empty when the reaper removes them.

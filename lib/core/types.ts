@@ -120,6 +120,15 @@ export interface Semaphore {
   ): Promise<T>;
 }
 
+/** One side of a read/write lock (`locks.readLock(path)`, `locks.writeLock(path)`). */
+export interface LockSide {
+  acquire(options?: AcquireOptions): Promise<LockHandle>;
+  /** The lock only if it can be had now (one round trip); null otherwise. */
+  tryAcquire(): Promise<LockHandle | null>;
+  /** Runs `fn` holding the lock in a new owner scope (see ZkLockClient.withLock). */
+  withLock<T>(fn: (lock: LockHandle) => Promise<T> | T, options?: AcquireOptions): Promise<T>;
+}
+
 /** Connection states, as in Curator. */
 export type ConnectionState = 'CONNECTED' | 'SUSPENDED' | 'RECONNECTED' | 'LOST' | 'CLOSED';
 
