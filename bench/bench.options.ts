@@ -55,6 +55,10 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   'same-key-1p': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'rw-read-heavy': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
+  'rw-write-only': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
+  'semaphore-4': { callers: 32, opsPerCaller: 50, warmupOpsPerCaller: 2 },
+  'multi-3': { callers: 32, opsPerCaller: 50, warmupOpsPerCaller: 2 },
 };
 
 /** Sizes for a run: `--quick` divides the measured operations by 10. */

@@ -6,6 +6,10 @@ export const SCENARIOS = [
   'same-key-1p',
   'same-key-4p',
   'many-keys',
+  'rw-read-heavy',
+  'rw-write-only',
+  'semaphore-4',
+  'multi-3',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];

@@ -7,6 +7,7 @@ import { ZkLockClient } from '../lib/core';
 import { zooKeeperFromEnv, ZooKeeperServer } from '../test/support/zookeeper';
 import { BenchOptions, parseBenchArgs, ScenarioSize, sizeOf, USAGE } from './bench.options';
 import { HerdProbePoint, SCENARIOS, ScenarioName, ScenarioResult } from './bench.types';
+import { familyCallers } from './family-scenarios.scenario';
 import { lockCallers } from './lock-scenarios.scenario';
 import { machineSummary } from './machine.info';
 import { ServerCpuMeter } from './cpu.meter';
@@ -26,6 +27,10 @@ const RUN_ORDER: ScenarioName[] = [
   'many-keys',
   'same-key-1p',
   'same-key-4p',
+  'rw-write-only',
+  'rw-read-heavy',
+  'semaphore-4',
+  'multi-3',
 ];
 
 interface Context {
@@ -59,6 +64,11 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
     case 'many-keys':
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
+    case 'rw-read-heavy':
+    case 'rw-write-only':
+    case 'semaphore-4':
+    case 'multi-3':
+      return measure(name, familyCallers(await ctx.locks(), name, `/${name}`, size), ctx);
     case 'same-key-4p': {
       const config = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
       const result = await runProcesses(name, { ...config, processes: 4 }, size, ctx);

@@ -55,6 +55,14 @@ export function checkTargets(results: Results): TargetCheck[] {
       check('same-key-4p', 'ops/s / (1 / raw-cycle p50)', sameKey4.opsPerSec / rate, 1, false),
     );
   }
+  const readHeavy = results['rw-read-heavy'];
+  const writeOnly = results['rw-write-only'];
+  if (readHeavy && writeOnly) {
+    const ratio = readHeavy.opsPerSec / writeOnly.opsPerSec;
+    checks.push(
+      check('rw-read-heavy', 'ops/s / rw-write-only ops/s (90 % reads)', ratio, 3, false),
+    );
+  }
   // No herd: requests per op must not grow with the number of waiting processes. With a herd
   // every waiting node re-lists on each change, so 4 processes would cost more than 2. The probe
   // runs one caller per process, so each op is a handoff between processes (no batching).

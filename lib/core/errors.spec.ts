@@ -1,5 +1,6 @@
 import {
   ClientClosedError,
+  InvalidLockOptionsError,
   InvalidLockPathError,
   LockAbortedError,
   LockLostError,
@@ -16,6 +17,11 @@ describe('errors', () => {
     new LockLostError('/locks/a', 'session-expired', 'the session expired after 10000 ms'),
     new ZooKeeperUnavailableError('127.0.0.1:2181', 10000, 'the connect request'),
     new ClientClosedError('/locks/a'),
+    new InvalidLockOptionsError(
+      'acquireAll',
+      'the path list is empty',
+      'pass at least one lock path',
+    ),
   ];
 
   it.each(all.map((e) => [e.constructor.name, e]))(

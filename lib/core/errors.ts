@@ -16,6 +16,35 @@ export class InvalidLockPathError extends ZkLockError {
   }
 }
 
+/**
+ * Options that cannot describe a lock (an empty path list, a limit out of range, ...). Thrown
+ * before anything is sent to ZooKeeper; `subject` is the lock path, or the call when it has none.
+ */
+export class InvalidLockOptionsError extends ZkLockError {
+  constructor(
+    readonly subject: string,
+    readonly reason: string,
+    hint: string,
+  ) {
+    super(`Invalid lock options for ${subject}: ${reason}. ${hint}.`);
+  }
+}
+
+/**
+ * The lock cannot be taken in this mode here: a write lock asked for while the same scope holds
+ * the path's read lock (an upgrade would wait for itself), or a mutex and a read/write lock on
+ * one path (they would not exclude each other). Thrown before anything is sent to ZooKeeper.
+ */
+export class LockModeError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    hint: string,
+  ) {
+    super(`Cannot lock "${path}": ${reason}. ${hint}.`);
+  }
+}
+
 /** `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. */
 export class LockTimeoutError extends ZkLockError {
   constructor(

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LockLossReason, LockLostError } from './errors';
+import { ownerKey } from './owner-scope';
 import { ReadOnlyLockView } from './read-only-lock-view';
 import type { Contender } from './recipes/contender';
 import type { LockHandle, LockState } from './types';
@@ -25,6 +26,11 @@ export class HeldLock {
     private readonly onExit: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
   ) {}
+
+  /** Its key in owner scopes (the lock path, and the side of a read/write lock). */
+  get ownerKey(): string {
+    return ownerKey(this.lockPath, this.contender.kind);
+  }
 
   /** Created on first use: most critical sections never look at it. */
   get signal(): AbortSignal {

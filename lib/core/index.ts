@@ -10,10 +10,18 @@ export type {
   LockInspection,
   LockNodeInfo,
   LockEvents,
+  MultiLockHandle,
+  LockSide,
+  Semaphore,
+  SemaphoreOptions,
+  SemaphoreLease,
+  LeaseAcquireOptions,
 } from './types';
 export {
   ZkLockError,
   InvalidLockPathError,
+  InvalidLockOptionsError,
+  LockModeError,
   LockTimeoutError,
   LockAbortedError,
   LockLostError,

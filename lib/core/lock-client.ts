@@ -1,21 +1,28 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockLostError } from './errors';
+import { ClientClosedError, LockLostError, LockModeError } from './errors';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
 import { unavailable } from './recipes/acquire-error';
-import { OwnerScope } from './owner-scope';
+import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
 import { ReadOnlyLockView } from './read-only-lock-view';
-import { LockQueue, QueueHost } from './recipes/lock-queue';
+import { LockKind, LockQueues, PathQueue } from './lock-queues';
+import type { QueueHost } from './recipes/lock-queue';
+import { acquireAll } from './recipes/multi-lock';
+import { SemaphoreRecipe } from './recipes/semaphore';
 import type {
   AcquireOptions,
   ConnectionState,
   LockHandle,
   LockInspection,
+  LockSide,
   LockView,
+  MultiLockHandle,
+  Semaphore,
+  SemaphoreOptions,
   ZkLockClientOptions,
 } from './types';
 import { ZkConnection } from './zookeeper/zk-connection';
@@ -36,8 +43,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   readonly nodeData: Buffer;
   readonly maxNodesPerPath: number;
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
-  private readonly queues = new Map<string, LockQueue>();
+  private readonly queues = new LockQueues(this);
   private readonly reaper: ParentReaper;
+  private readonly semaphores: SemaphoreRecipe;
   private closing?: Promise<void>;
 
   private constructor(
@@ -49,16 +57,26 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
     );
     this.maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
+    this.semaphores = new SemaphoreRecipe({
+      connection,
+      nodeData: this.nodeData,
+      lockPathOf: (path) => applyNamespace(options.namespace, path),
+      acquire: (path, opts) => this.acquire(path, opts),
+      tryAcquire: (path) => this.tryAcquire(path),
+      onDirsCreated: (dirs) => this.reaper.created(dirs),
+      onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
+    });
     this.reaper = new ParentReaper(
       connection,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
-      (p) => this.queues.has(p),
+      (p) => this.queues.has(p) || this.semaphores.isBusy(p),
     );
     connection.on('state', (state: ConnectionState) => this.emit('state', state));
     connection.on(
       'session-lost',
       (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-        for (const q of [...this.queues.values()]) q.onSessionLost(session, reason);
+        this.queues.onSessionLost(session, reason);
+        this.semaphores.onSessionLost(session, reason);
       },
     );
     connection.on('session', (session: ZkSession) => this.watchSession(session));
@@ -98,12 +116,29 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * creates ownership scopes, so sibling tasks can never re-enter each other's locks.
    */
   acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
-    return this.take(path, (queue) => queue.acquire(options)) as Promise<LockHandle>;
+    return this.take(path, 'mutex', (queue) => queue.acquire(options)) as Promise<LockHandle>;
   }
 
   /** Takes the lock only if nobody holds or waits for it; null otherwise. */
   tryAcquire(path: string): Promise<LockHandle | null> {
-    return this.take(path, (queue) => queue.tryAcquire());
+    return this.take(path, 'mutex', (queue) => queue.tryAcquire());
+  }
+
+  /**
+   * The read side of the read/write lock on `path` (Curator InterProcessReadWriteLock's
+   * protocol, docs/design.md §7): readers share, and hold unless a writer queued ahead of them.
+   * Inside a scope that holds the write lock, a read re-enters it (downgrade).
+   */
+  readLock(path: string): LockSide {
+    return this.side(path, 'read');
+  }
+
+  /**
+   * The write side: exclusive with every reader and writer of `path`. Asked for in a scope that
+   * holds only the read lock, it fails at once with LockModeError (an upgrade would wait for itself).
+   */
+  writeLock(path: string): LockSide {
+    return this.side(path, 'write');
   }
 
   /**
@@ -115,20 +150,59 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     fn: (lock: LockHandle) => Promise<T> | T,
     options?: AcquireOptions,
   ): Promise<T> {
-    const lock = (await this.acquire(path, options)) as LockHandleView;
-    const scope = new OwnerScope(this.owners.getStore());
-    scope.held.set(lock.heldLock.lockPath, lock.heldLock);
-    try {
-      return await this.owners.run(scope, () => fn(lock));
-    } finally {
-      await lock.release();
-    }
+    const lock = await this.acquire(path, options);
+    return this.runOwning([lock], lock, fn);
+  }
+
+  private side(path: string, kind: 'read' | 'write'): LockSide {
+    const side: LockSide = {
+      acquire: (options = {}) =>
+        this.take(path, kind, (queue) => queue.acquire(options)) as Promise<LockHandle>,
+      tryAcquire: () => this.take(path, kind, (queue) => queue.tryAcquire()),
+      withLock: async (fn, options) => {
+        const lock = await side.acquire(options);
+        return this.runOwning([lock], lock, fn);
+      },
+    };
+    return side;
+  }
+
+  /**
+   * Takes several locks as one, all or nothing (docs/design.md §7): in one canonical order (so
+   * callers asking for {a, b} and {b, a} cannot deadlock), within one shared `waitTimeoutMs`.
+   * On a timeout, an abort or an error, the locks already taken are released before it throws.
+   * The handle's signal aborts when any member is lost; release() frees them in reverse order.
+   */
+  acquireAll(paths: readonly string[], options: AcquireOptions = {}): Promise<MultiLockHandle> {
+    const host = {
+      lockPathOf: (path: string) => applyNamespace(this.options.namespace, path),
+      acquire: (path: string, opts: AcquireOptions) => this.acquire(path, opts),
+    };
+    return acquireAll(host, paths, options);
+  }
+
+  /**
+   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`
+   * with the same maxLeases. Laid out like Curator's InterProcessSemaphoreV2, so Java services
+   * share the limit (docs/design.md §7). Throws InvalidLockPathError/InvalidLockOptionsError now.
+   */
+  semaphore(path: string, options: SemaphoreOptions): Semaphore {
+    return this.semaphores.open(path, options?.maxLeases);
+  }
+
+  /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */
+  async withLockAll<T>(
+    paths: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    options?: AcquireOptions,
+  ): Promise<T> {
+    const multi = await this.acquireAll(paths, options);
+    return this.runOwning(multi.locks, multi, fn);
   }
 
   /** Whether the current async context holds `path`. */
   isHeld(path: string): boolean {
-    const full = applyNamespace(this.options.namespace, path);
-    return !!this.owners.getStore()?.active(full);
+    return !!this.heldIn(path);
   }
 
   /**
@@ -137,9 +211,19 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * Read-only: it has no release() and adds no hold, so the owner's release still frees the lock.
    */
   heldLock(path: string): LockView | undefined {
-    const full = applyNamespace(this.options.namespace, path);
-    const lock = this.owners.getStore()?.active(full);
+    const lock = this.heldIn(path);
     return lock && new ReadOnlyLockView(lock);
+  }
+
+  /** The hold of `path` (mutex, else write, else read) in the current async context. */
+  private heldIn(path: string): HeldLock | undefined {
+    const full = applyNamespace(this.options.namespace, path);
+    const scope = this.owners.getStore();
+    return (
+      scope?.active(full) ??
+      scope?.active(ownerKey(full, 'write')) ??
+      scope?.active(ownerKey(full, 'read'))
+    );
   }
 
   /** Holder and queue of a lock path, with what each node's data records. */
@@ -167,10 +251,8 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     this.reaper.created(dirs);
   }
 
-  onIdle(queue: LockQueue): void {
-    if (this.queues.get(queue.lockPath) !== queue || !queue.idle) return;
-    this.queues.delete(queue.lockPath);
-    this.reaper.schedule(queue.lockPath);
+  onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void {
+    if (this.queues.remove(queue)) this.reaper.schedule(queue.lockPath);
   }
 
   onReleased(lock: HeldLock): void {
@@ -184,29 +266,64 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** Runs `fn` in a new owner scope holding `locks`; releases `owner` in finally. */
+  private async runOwning<H extends { release(): Promise<void> }, T>(
+    locks: readonly LockHandle[],
+    owner: H,
+    fn: (owner: H) => Promise<T> | T,
+  ): Promise<T> {
+    const scope = new OwnerScope(this.owners.getStore());
+    for (const lock of locks) {
+      const held = (lock as LockHandleView).heldLock;
+      scope.held.set(held.ownerKey, held);
+    }
+    try {
+      return await this.owners.run(scope, () => fn(owner));
+    } finally {
+      await owner.release();
+    }
+  }
+
   private take(
     path: string,
-    run: (queue: LockQueue) => Promise<HeldLock | null>,
+    kind: LockKind,
+    run: (queue: PathQueue) => Promise<HeldLock | null>,
   ): Promise<LockHandle | null> {
     let full: string;
+    let queue: PathQueue;
     try {
       full = applyNamespace(this.options.namespace, path);
+      if (this.closing) throw new ClientClosedError(path);
+      queue = this.queues.get(full, path, kind);
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.closing) return Promise.reject(new ClientClosedError(path));
     const scope = this.owners.getStore();
-    const held = scope?.active(full);
+    const key = ownerKey(full, kind);
+    // A read in a scope that holds the write lock re-enters it (a downgrade: the write node
+    // stays until both are released, so no writer queued behind it can get in meanwhile).
+    const held =
+      scope?.active(key) ?? (kind === 'read' ? scope?.active(ownerKey(full, 'write')) : undefined);
     if (held) {
       held.enter();
       this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
       return Promise.resolve(new LockHandleView(held));
     }
+    if (kind === 'write' && scope?.active(ownerKey(full, 'read'))) {
+      return Promise.reject(
+        new LockModeError(
+          path,
+          'this scope holds its read lock, and a write lock would wait for that read lock forever',
+          'Release the read lock first, or take the write lock from the start (a write lock can be downgraded to a read lock, not upgraded)',
+        ),
+      );
+    }
     // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
-    const lost = scope?.lost(full);
+    const lost = scope?.lost(key);
     if (lost) return Promise.reject(lost);
     const startedAt = Date.now();
-    return run(this.queueFor(full, path)).then(
+    this.reaper.cancel(full);
+    return run(queue).then(
       (lock) => {
         if (!lock) return null;
         if (this.listenerCount('acquired') > 0) {
@@ -228,35 +345,28 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     );
   }
 
-  private queueFor(full: string, display: string): LockQueue {
-    let queue = this.queues.get(full);
-    if (!queue) {
-      queue = new LockQueue(this, full, display);
-      this.queues.set(full, queue);
-      this.reaper.cancel(full);
-    }
-    return queue;
-  }
-
   private watchSession(session: ZkSession): void {
     session.on('suspended', () => {
-      for (const q of this.queues.values()) q.onSuspended(session);
+      this.queues.onSuspended(session);
+      this.semaphores.onSuspended(session);
     });
     session.on('reconnected', () => {
-      for (const q of this.queues.values()) q.onReconnected(session);
+      this.queues.onReconnected(session);
+      this.semaphores.onReconnected(session);
     });
   }
 
   private async shutdown(): Promise<void> {
-    const queues = [...this.queues.values()];
+    const semaphores = this.semaphores.close();
+    const queues = this.queues.all();
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
-    const releases = queues.map((q) => {
-      const holder = q.holder;
-      if (!holder) return Promise.resolve();
-      holder.lose('client-closed', 'the ZkLockClient was closed');
-      return q.release(holder);
-    });
-    await Promise.all(releases);
+    const releases = queues.flatMap((q) =>
+      LockQueues.holdersOf(q).map((holder) => {
+        holder.lose('client-closed', 'the ZkLockClient was closed');
+        return q.release(holder);
+      }),
+    );
+    await Promise.all([...releases, semaphores]);
     // Nodes still being created for callers that gave up are deleted once created: wait, so
     // that the lock paths are empty when the reaper removes them.
     await Promise.all(queues.map((q) => q.whenIdle()));

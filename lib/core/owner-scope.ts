@@ -1,6 +1,11 @@
 import type { LockLostError } from './errors';
 import type { HeldLock } from './held-lock';
 
+/** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
+export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {
+  return kind === 'mutex' ? lockPath : `${lockPath}\u0000${kind}`;
+}
+
 /**
  * The locks an async execution context owns (kept in AsyncLocalStorage). A new scope starts
  * from a copy of its parent's, so nested code sees the outer locks and can re-enter them, while

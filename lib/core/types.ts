@@ -66,6 +66,76 @@ export interface LockHandle extends LockView {
   release(): Promise<void>;
 }
 
+/**
+ * Several locks taken as one (`acquireAll`): members in canonical order (sorted lock paths), one
+ * fencing token each. Its signal aborts with the first member's LockLostError.
+ */
+export interface MultiLockHandle {
+  /** The paths as given, in the order they were taken. */
+  readonly paths: readonly string[];
+  /** One handle per path, in the same order. */
+  readonly locks: readonly LockHandle[];
+  readonly fencingTokens: readonly bigint[];
+  readonly signal: AbortSignal;
+  /** 'lost' if any member is lost, 'uncertain' if any member is, else 'held' or 'released'. */
+  readonly state: LockState;
+  /** Idempotent; releases the members in reverse order. */
+  release(): Promise<void>;
+}
+
+/** `locks.semaphore(path, options)`: shared by every process that uses the path. */
+export interface SemaphoreOptions {
+  /** How many leases may be held at once, across all processes (an integer >= 1). */
+  maxLeases: number;
+}
+
+export interface LeaseAcquireOptions extends AcquireOptions {
+  /** How many leases to take at once, all or nothing (1..maxLeases). Default 1. */
+  leases?: number;
+}
+
+/**
+ * Leases held on a semaphore. No fencing token: several holders are allowed by design. Its
+ * signal aborts with LockLostError when a lease node is gone (session lost, deleted by others).
+ */
+export interface SemaphoreLease {
+  readonly path: string;
+  /** How many leases this handle holds. */
+  readonly leases: number;
+  readonly signal: AbortSignal;
+  readonly state: LockState;
+  on(event: 'uncertain' | 'reconnected', listener: () => void): this;
+  on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
+  off(event: string, listener: (...args: any[]) => void): this;
+  /** Idempotent: deletes the lease nodes. */
+  release(): Promise<void>;
+}
+
+/**
+ * A counting semaphore on ZooKeeper, laid out like Curator's InterProcessSemaphoreV2
+ * (`<path>/locks` serialises acquirers, `<path>/leases` holds one node per lease).
+ */
+export interface Semaphore {
+  readonly path: string;
+  readonly maxLeases: number;
+  acquire(options?: LeaseAcquireOptions): Promise<SemaphoreLease>;
+  /** Leases only if they are free right now (and no other caller is taking one); else null. */
+  tryAcquire(options?: { leases?: number }): Promise<SemaphoreLease | null>;
+  withLease<T>(
+    fn: (lease: SemaphoreLease) => Promise<T> | T,
+    options?: LeaseAcquireOptions,
+  ): Promise<T>;
+}
+
+/** One side of a read/write lock (`locks.readLock(path)`, `locks.writeLock(path)`). */
+export interface LockSide {
+  acquire(options?: AcquireOptions): Promise<LockHandle>;
+  /** The lock only if it can be had now (one round trip); null otherwise. */
+  tryAcquire(): Promise<LockHandle | null>;
+  /** Runs `fn` holding the lock in a new owner scope (see ZkLockClient.withLock). */
+  withLock<T>(fn: (lock: LockHandle) => Promise<T> | T, options?: AcquireOptions): Promise<T>;
+}
+
 /** Connection states, as in Curator. */
 export type ConnectionState = 'CONNECTED' | 'SUSPENDED' | 'RECONNECTED' | 'LOST' | 'CLOSED';
 

@@ -7,7 +7,11 @@ import type {
   LockEvents,
   LockHandle,
   LockInspection,
+  LockSide,
   LockView,
+  MultiLockHandle,
+  Semaphore,
+  SemaphoreOptions,
 } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { registerLockService, unregisterLockService } from './lock-service.registry';
@@ -55,6 +59,34 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
     options?: AcquireOptions,
   ): Promise<T> {
     return this.client.withLock(path, fn, options);
+  }
+
+  /** The read side of the read/write lock on `path` (see ZkLockClient.readLock). */
+  readLock(path: string): LockSide {
+    return this.client.readLock(path);
+  }
+
+  /** The write side of the read/write lock on `path` (see ZkLockClient.writeLock). */
+  writeLock(path: string): LockSide {
+    return this.client.writeLock(path);
+  }
+
+  /** A counting semaphore: at most `maxLeases` holders of `path` across instances. */
+  semaphore(path: string, options: SemaphoreOptions): Semaphore {
+    return this.client.semaphore(path, options);
+  }
+
+  /** Several paths as one lock, all or nothing, in one canonical order (no deadlock). */
+  acquireAll(paths: readonly string[], options?: AcquireOptions): Promise<MultiLockHandle> {
+    return this.client.acquireAll(paths, options);
+  }
+
+  withLockAll<T>(
+    paths: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    options?: AcquireOptions,
+  ): Promise<T> {
+    return this.client.withLockAll(paths, fn, options);
   }
 
   /** Whether the current async context (request, job...) holds `path`. */

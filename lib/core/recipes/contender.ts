@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { CreateMode } from 'node-zookeeper-client';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkSession, Listing } from '../zookeeper/zk-session';
-import { ensureLockPath } from './lock-path';
-import { pastSequenceGuard, waitForSequenceReset } from './sequence-wrap';
 import {
   ZkCode,
   ZkRequestError,
@@ -12,17 +10,15 @@ import {
   isNodeExists,
   isSessionGone,
 } from '../zookeeper/zk-errors';
-import {
-  MAX_GENERATION,
-  fencingToken,
-  findOwnNode,
-  nodeNamePrefix,
-  positionOf,
-  sequenceOf,
-} from './lock-naming';
+import type { LockDriver } from './lock-driver';
+import { ensureLockPath } from './lock-path';
+import { MAX_GENERATION, fencingToken, findOwnNode } from './lock-naming';
+import { pastSequenceGuard, waitForSequenceReset } from './sequence-wrap';
 
 export interface ContenderContext {
   readonly connection: ZkConnection;
+  /** The recipe's node name and holding rule (mutex, read or write). */
+  readonly driver: LockDriver;
   /** Full path of the lock node (namespace applied). */
   readonly lockPath: string;
   readonly nodeData: Buffer;
@@ -77,6 +73,11 @@ export class Contender {
     return this.state === 'queued' && this.predecessor === null;
   }
 
+  /** Which recipe this node serves (owner scopes keep read, write and mutex holds apart). */
+  get kind(): LockDriver['kind'] {
+    return this.ctx.driver.kind;
+  }
+
   get nodePath(): string {
     return `${this.ctx.lockPath}/${this.name}`;
   }
@@ -98,7 +99,7 @@ export class Contender {
     this.session = session;
     for (;;) {
       if (this.abandoned) return;
-      const prefix = `${this.ctx.lockPath}/${nodeNamePrefix(this.uuid)}`;
+      const prefix = `${this.ctx.lockPath}/${this.ctx.driver.nodeNamePrefix(this.uuid)}`;
       // Sent in the same tick: one round trip, and the listing already contains our node. No
       // watch on the lock node (DESIGN.md §1): a child watch would notify every node that
       // listed, on every change, including our own delete.
@@ -125,7 +126,7 @@ export class Contender {
       }
       this.adopt(path.slice(path.lastIndexOf('/') + 1));
       if (this.abandoned) return this.remove(); // its batch gave up while it was created
-      if (pastSequenceGuard(this.name!)) {
+      if (pastSequenceGuard(this.sequence)) {
         if (await this.leaveForSequenceReset(session)) continue;
         return;
       }
@@ -264,14 +265,14 @@ export class Contender {
 
   private adopt(name: string): void {
     this.name = name;
-    this.sequence = sequenceOf(name);
+    this.sequence = this.ctx.driver.sequenceOf(name);
     if (this.state === 'creating') this.state = 'queued';
   }
 
   private apply(listing: Listing): void {
     if (this.state !== 'queued' || !this.name) return;
     this.lockNodeCzxid = listing.czxid;
-    const position = positionOf(listing.children, this.name, this.ctx.released);
+    const position = this.ctx.driver.position(listing.children, this.name, this.ctx.released);
     if (!position) return this.ctx.onVanished(this);
     this.predecessor = position.predecessor;
     this.ahead = position.ahead;

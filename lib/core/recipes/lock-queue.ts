@@ -10,6 +10,7 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
 import { acquireError } from './acquire-error';
 import { Contender, ContenderContext } from './contender';
+import { LockDriver, mutexDriver } from './lock-driver';
 
 /** What a queue needs from the client that owns it. */
 export interface QueueHost {
@@ -19,7 +20,7 @@ export interface QueueHost {
   /** Whether anyone listens for lost locks on the client (then every holder watches its node). */
   readonly watchesLoss: boolean;
   onDirsCreated(dirs: string[]): void;
-  onIdle(queue: LockQueue): void;
+  onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void;
   onLost(lock: HeldLock, error: LockLostError): void;
   onReleased(lock: HeldLock): void;
 }
@@ -63,6 +64,7 @@ export class LockQueue implements ContenderContext {
     private readonly host: QueueHost,
     readonly lockPath: string,
     readonly displayPath: string,
+    readonly driver: LockDriver = mutexDriver,
   ) {}
 
   get connection(): ZkConnection {

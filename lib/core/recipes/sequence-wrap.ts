@@ -1,7 +1,7 @@
 import { InvalidLockPathError } from '../errors';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isNoNode } from '../zookeeper/zk-errors';
-import { sortContenders, sortKey } from './lock-naming';
+import { sortContenders } from './lock-naming';
 import { removeIdleLockPath } from './lock-path';
 
 /**
@@ -27,10 +27,9 @@ export function nextSequence(listing: Listing): number {
   return ((listing.cversion >>> 0) + listing.children.length) / 2; // 2^31 exactly reads as 0
 }
 
-/** Whether a node got a sequence at or past the guard (or one that already wrapped). */
-export function pastSequenceGuard(name: string): boolean {
-  const key = sortKey(name);
-  return /^-\d+$/.test(key) || (/^\d+$/.test(key) && Number(key) >= SEQUENCE_GUARD);
+/** Whether a node got a sequence at or past the guard (-1: one that did not parse, wrapped). */
+export function pastSequenceGuard(sequence: number): boolean {
+  return sequence < 0 || sequence >= SEQUENCE_GUARD;
 }
 
 export interface ResetWait {

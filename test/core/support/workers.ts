@@ -29,13 +29,25 @@ export async function runCycleWorkers(run: CycleRun): Promise<void> {
   if (run.counterFile) env.COUNTER_FILE = run.counterFile;
   if (run.parentCleanupDelayMs !== undefined)
     env.CLEANUP_DELAY_MS = String(run.parentCleanupDelayMs);
-  const workers = Array.from({ length: run.processes }, () => spawnFixture('cycle-worker', env));
+  await runWorkers('cycle-worker', run.processes, env);
+}
+
+/**
+ * Starts `processes` copies of fixtures/<fixture>.ts (ready / 'go' / done protocol), waits until
+ * each has a session, says "go" to all at once, and waits for clean exits.
+ */
+export async function runWorkers(
+  fixture: string,
+  processes: number,
+  env: Record<string, string>,
+): Promise<void> {
+  const workers = Array.from({ length: processes }, () => spawnFixture(fixture, env));
   await Promise.all(workers.map((w) => nextMessage(w, () => true)));
   const codes = Promise.all(workers.map(exited));
   workers.forEach((w) => w.send('go'));
   const results = await codes;
   if (results.some((code) => code !== 0)) {
-    throw new Error(`cycle-worker exit codes: ${results.join(', ')} (stderr above has the reason)`);
+    throw new Error(`${fixture} exit codes: ${results.join(', ')} (stderr above has the reason)`);
   }
 }
 

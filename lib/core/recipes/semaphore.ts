@@ -1,0 +1,375 @@
+import {
+  ClientClosedError,
+  InvalidLockOptionsError,
+  LockAbortedError,
+  LockTimeoutError,
+  ZkLockError,
+} from '../errors';
+import { HeldLease } from '../semaphore-lease';
+import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
+import { waitUsable } from './contender';
+import { ProtectedNode } from './protected-node';
+
+/** What the semaphore needs from the client that owns it. */
+export interface SemaphoreHost {
+  readonly connection: ZkConnection;
+  readonly nodeData: Buffer;
+  /** The lock path of `path` (namespace applied); throws InvalidLockPathError. */
+  lockPathOf(path: string): string;
+  acquire(
+    path: string,
+    options: { waitTimeoutMs?: number; signal?: AbortSignal },
+  ): Promise<LockHandle>;
+  tryAcquire(path: string): Promise<LockHandle | null>;
+  onDirsCreated(dirs: string[]): void;
+  /** Nothing of ours is left under the leases node: it may be cleaned up. */
+  onLeasesIdle(leasesPath: string): void;
+}
+
+/** Curator InterProcessSemaphoreV2's layout (docs/design.md §7). */
+const LOCKS = 'locks';
+const LEASES = 'leases';
+const LEASE_NAME = 'lease-';
+
+/** The session ended while we waited for room: try again in the new one (if time is left). */
+class SessionEnded extends Error {}
+
+/**
+ * Counting semaphores of one client: the acquire protocol, the one child watch per leases node
+ * this client keeps while it waits, and the leases it holds (lost with their session, released
+ * by close()).
+ */
+export class SemaphoreRecipe {
+  private readonly leases = new Set<HeldLease>();
+  private readonly busy = new Map<string, number>();
+  private readonly watches = new Map<
+    string,
+    { session: ZkSession; changed: Promise<void>; fire: () => void }
+  >();
+  private readonly waits = new Set<AbortController>();
+  /** Deletions still under way for callers that already got their answer. */
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(private readonly host: SemaphoreHost) {}
+
+  /** Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request. */
+  open(path: string, maxLeases: number): Semaphore {
+    const lockPath = this.host.lockPathOf(path);
+    if (!Number.isInteger(maxLeases) || maxLeases < 1) {
+      throw new InvalidLockOptionsError(
+        path,
+        `maxLeases must be an integer >= 1 (got ${String(maxLeases)})`,
+        'Pass the same maxLeases from every process that uses this semaphore',
+      );
+    }
+    const take = (options: LeaseAcquireOptions, tryOnly: boolean): Promise<HeldLease | null> =>
+      this.take(path, lockPath, maxLeases, options, tryOnly);
+    return {
+      path,
+      maxLeases,
+      acquire: (options = {}) => take(options, false) as Promise<SemaphoreLease>,
+      tryAcquire: (options = {}) => take(options, true),
+      withLease: async (fn, options = {}) => {
+        const lease = (await take(options, false))!;
+        try {
+          return await fn(lease);
+        } finally {
+          await lease.release();
+        }
+      },
+    };
+  }
+
+  isBusy(leasesPath: string): boolean {
+    return this.busy.has(leasesPath);
+  }
+
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    const detail =
+      reason === 'session-expired'
+        ? 'the ZooKeeper session expired, so the server deleted the lease nodes'
+        : 'ZooKeeper was unreachable for longer than the session timeout';
+    for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);
+    for (const [path, watch] of this.watches) {
+      if (watch.session !== session) continue;
+      this.watches.delete(path);
+      watch.fire();
+    }
+  }
+
+  onSuspended(session: ZkSession): void {
+    for (const lease of this.leases) if (lease.session === session) lease.suspend();
+  }
+
+  onReconnected(session: ZkSession): void {
+    for (const lease of this.leases) if (lease.session === session) lease.resume();
+  }
+
+  /** close(): waits end with ClientClosedError, held leases are released. */
+  async close(): Promise<void> {
+    for (const wait of this.waits) wait.abort();
+    await Promise.all(
+      [...this.leases].map((lease) => {
+        lease.lose('client-closed', 'the ZkLockClient was closed');
+        return lease.release();
+      }),
+    );
+    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  }
+
+  private async take(
+    path: string,
+    lockPath: string,
+    maxLeases: number,
+    options: LeaseAcquireOptions,
+    tryOnly: boolean,
+  ): Promise<HeldLease | null> {
+    const count = options.leases ?? 1;
+    if (!Number.isInteger(count) || count < 1 || count > maxLeases) {
+      throw new InvalidLockOptionsError(
+        path,
+        `leases must be an integer from 1 to maxLeases (${maxLeases}), got ${String(count)}`,
+        'Ask for fewer leases, or raise maxLeases in every process that uses this semaphore',
+      );
+    }
+    const { waitTimeoutMs, signal } = options;
+    if (signal?.aborted) throw new LockAbortedError(path, signal.reason);
+    const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
+    const leasesPath = `${lockPath}/${LEASES}`;
+    this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
+    const closed = new AbortController();
+    this.waits.add(closed);
+    try {
+      for (;;) {
+        const remaining = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
+        const mutex = await this.takeMutex(path, { waitTimeoutMs: remaining, signal }, tryOnly);
+        if (!mutex) return null;
+        try {
+          const wait = {
+            path,
+            leasesPath,
+            maxLeases,
+            count,
+            deadline,
+            waitTimeoutMs,
+            signal,
+            tryOnly,
+          };
+          return await this.takeLeases(wait, closed.signal);
+        } catch (err) {
+          // The session ended while we held the mutex: start again in the new one.
+          if (!(err instanceof SessionEnded) && !isSessionGone(err))
+            throw this.documented(path, err);
+        } finally {
+          this.background(leasesPath, mutex.release());
+        }
+      }
+    } finally {
+      this.waits.delete(closed);
+      this.done(leasesPath);
+    }
+  }
+
+  /** The mutex that serialises acquirers; its errors name the semaphore, not `<path>/locks`. */
+  private async takeMutex(
+    path: string,
+    options: { waitTimeoutMs?: number; signal?: AbortSignal },
+    tryOnly: boolean,
+  ): Promise<LockHandle | null> {
+    const mutexPath = `${path}/${LOCKS}`;
+    try {
+      if (tryOnly) return await this.host.tryAcquire(mutexPath);
+      return await this.host.acquire(mutexPath, options);
+    } catch (err) {
+      if (err instanceof LockTimeoutError) {
+        throw new LockTimeoutError(path, err.waitTimeoutMs, err.holdersAhead);
+      }
+      if (err instanceof LockAbortedError) throw new LockAbortedError(path, err.cause);
+      if (err instanceof ClientClosedError) throw new ClientClosedError(path);
+      throw err;
+    }
+  }
+
+  /** Holding the semaphore's mutex: creates the lease nodes, waiting for room after each. */
+  private async takeLeases(
+    w: {
+      path: string;
+      leasesPath: string;
+      maxLeases: number;
+      count: number;
+      deadline?: number;
+      waitTimeoutMs?: number;
+      signal?: AbortSignal;
+      tryOnly: boolean;
+    },
+    closed: AbortSignal,
+  ): Promise<HeldLease | null> {
+    const session = await this.host.connection.ready();
+    const nodes: ProtectedNode[] = [];
+    try {
+      for (let i = 0; i < w.count; i++) {
+        const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData, (dirs) =>
+          this.host.onDirsCreated(dirs),
+        );
+        nodes.push(node);
+        await node.create(session);
+        for (;;) {
+          const { children, changed } = await this.list(session, w.leasesPath);
+          if (!children.includes(node.name!)) {
+            await node.create(session); // deleted under us: queue the lease again
+            continue;
+          }
+          if (children.length <= w.maxLeases) break;
+          if (w.tryOnly) {
+            this.removeAll(w.leasesPath, nodes);
+            return null;
+          }
+          await this.waitForChange(w, changed, session, closed, children.length);
+        }
+      }
+    } catch (err) {
+      this.removeAll(w.leasesPath, nodes);
+      throw err;
+    }
+    if (closed.aborted) {
+      this.removeAll(w.leasesPath, nodes);
+      throw new ClientClosedError(w.path);
+    }
+    const lease = new HeldLease(w.path, session, nodes, (l) => this.leaseEnded(l, w.leasesPath));
+    this.leases.add(lease);
+    this.busy.set(w.leasesPath, (this.busy.get(w.leasesPath) ?? 0) + 1);
+    return lease;
+  }
+
+  /** Lists the leases, again after a request in doubt; SessionEnded if the session goes. */
+  private async list(
+    session: ZkSession,
+    leasesPath: string,
+  ): Promise<{ children: string[]; changed: Promise<void> }> {
+    for (;;) {
+      try {
+        return await this.listOnce(session, leasesPath);
+      } catch (err) {
+        if (!isInDoubt(err)) throw err;
+        if (!(await waitUsable(session))) throw new SessionEnded();
+      }
+    }
+  }
+
+  /** Lists the leases; keeps one child watch per leases node armed (no pile-up of watches). */
+  private async listOnce(
+    session: ZkSession,
+    leasesPath: string,
+  ): Promise<{ children: string[]; changed: Promise<void> }> {
+    const armed = this.watches.get(leasesPath);
+    if (armed?.session === session) {
+      const { children } = await session.getChildren(leasesPath);
+      return { children, changed: armed.changed };
+    }
+    let fire!: () => void;
+    const changed = new Promise<void>((resolve) => (fire = resolve));
+    const entry = { session, changed, fire };
+    this.watches.set(leasesPath, entry);
+    const forget = (): void => {
+      if (this.watches.get(leasesPath) === entry) this.watches.delete(leasesPath);
+    };
+    try {
+      const { children } = await session.getChildren(leasesPath, () => {
+        forget();
+        fire();
+      });
+      return { children, changed };
+    } catch (err) {
+      forget();
+      throw err;
+    }
+  }
+
+  /** Until the leases change; throws on timeout, abort, close, or the session's end. */
+  private waitForChange(
+    w: {
+      path: string;
+      deadline?: number;
+      waitTimeoutMs?: number;
+      signal?: AbortSignal;
+      maxLeases: number;
+    },
+    changed: Promise<void>,
+    session: ZkSession,
+    closed: AbortSignal,
+    held: number,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        w.signal?.removeEventListener('abort', onAbort);
+        closed.removeEventListener('abort', onClose);
+      };
+      const fail = (err: Error): void => {
+        cleanup();
+        reject(err);
+      };
+      const onAbort = (): void => fail(new LockAbortedError(w.path, w.signal!.reason));
+      const onClose = (): void => fail(new ClientClosedError(w.path));
+      if (w.deadline !== undefined) {
+        const ahead = held - w.maxLeases;
+        timer = setTimeout(
+          () => fail(new LockTimeoutError(w.path, w.waitTimeoutMs!, ahead)),
+          Math.max(0, w.deadline - Date.now()),
+        );
+      }
+      w.signal?.addEventListener('abort', onAbort, { once: true });
+      closed.addEventListener('abort', onClose, { once: true });
+      void changed.then(() => {
+        cleanup();
+        if (!session.alive) reject(new SessionEnded());
+        else resolve();
+      });
+    });
+  }
+
+  /** Only documented errors reach callers (an unexpected server answer is a ZkLockError). */
+  private documented(path: string, err: unknown): unknown {
+    if (err instanceof ZkLockError) return err;
+    return new ZkLockError(
+      `ZooKeeper refused a request for semaphore "${path}": ${(err as Error)?.message ?? String(err)}. ` +
+        'Check the lock path, ACLs and quotas on the server.',
+      { cause: err },
+    );
+  }
+
+  private leaseEnded(lease: HeldLease, leasesPath: string): void {
+    if (this.leases.delete(lease)) this.done(leasesPath);
+  }
+
+  /**
+   * Deletes the nodes of an attempt that gave up without making its caller wait for it (during
+   * an outage that can take until the session is gone); close() waits for it.
+   */
+  private removeAll(leasesPath: string, nodes: readonly ProtectedNode[]): void {
+    this.background(leasesPath, Promise.all(nodes.map((n) => n.remove())));
+  }
+
+  /** Keeps the leases node from cleanup, and close() waiting, until `work` is done. */
+  private background(leasesPath: string, work: Promise<unknown>): void {
+    this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
+    const tracked = work
+      .catch(() => undefined)
+      .finally(() => {
+        this.inflight.delete(tracked);
+        this.done(leasesPath);
+      });
+    this.inflight.add(tracked);
+  }
+
+  private done(leasesPath: string): void {
+    const left = (this.busy.get(leasesPath) ?? 1) - 1;
+    if (left > 0) return void this.busy.set(leasesPath, left);
+    this.busy.delete(leasesPath);
+    this.host.onLeasesIdle(leasesPath);
+  }
+}
