@@ -14,7 +14,7 @@ import {
 /**
  * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
  * nodes: a template value can name any node (`/app/{name}` with name=config), and a node someone
- * else created, or wrote data to since, is not ours to delete (docs/design.md: cleanup).
+ * else created, or wrote data to since, is not ours to delete (docs/design.md §1.7).
  */
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 

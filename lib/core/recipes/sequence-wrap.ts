@@ -11,7 +11,7 @@ import { removeIdleLockPath } from './lock-path';
  * gets a sequence from here on is deleted at once, and its waiters wait until the path has
  * drained; then the lock node is deleted and created anew (counter 0, a larger czxid, so fencing
  * tokens keep growing). The 2^20 margin covers the creates of waiters that arrive meanwhile (each
- * backs off once). See docs/design.md (sequence wrap).
+ * backs off once). See docs/design.md §1.8.
  */
 export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
 

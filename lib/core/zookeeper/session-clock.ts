@@ -18,7 +18,7 @@ export interface SessionClockHandlers {
  * read timeout = 2/3 of the session timeout; the session is surely gone once a full session
  * timeout has passed since the server was last heard. Within 2/3 of it (the safe window) the
  * server cannot have expired us yet: only then may a lock be granted or trusted
- * (docs/design.md: pauses).
+ * (docs/design.md §2).
  *
  * A process stopped (SIGSTOP, GC) or an event loop blocked for a while reads, when it wakes, data
  * that may have arrived long ago: after such a stall, arriving data no longer counts as news from
