@@ -157,7 +157,7 @@ export class ReadQueue implements ContenderContext {
   private pump(): void {
     // Every node with no writer ahead holds, for all the readers that wait on it.
     for (const node of new Set(this.waiters.map((w) => w.contender))) {
-      if (node?.isFirst && node.session?.state === 'connected') this.grant(node);
+      if (node?.isFirst && node.session?.provenAlive) this.grant(node); // see LockQueue.pump
     }
     for (const w of [...this.waiters]) {
       // A try that learned a writer is ahead gives up at once.
