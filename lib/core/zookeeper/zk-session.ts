@@ -82,8 +82,9 @@ export class ZkSession extends EventEmitter {
    * lost before the next timer of the caller runs.
    */
   get provenAlive(): boolean {
-    if (this.state === 'connected' && this.clock.withinSafeWindow()) return true;
-    if (this.alive) process.nextTick(() => this.checkLiveness());
+    if (this.state !== 'connected') return false;
+    if (this.clock.withinSafeWindow()) return true;
+    process.nextTick(() => this.checkLiveness());
     return false;
   }
 
