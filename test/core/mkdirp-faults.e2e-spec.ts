@@ -68,7 +68,7 @@ describe('faults while a lock path is created', () => {
     },
   );
 
-  it('fails acquire, tryAcquire and inspect only with documented errors while the server is frozen', async () => {
+  it('fails acquire, tryAcquire, inspect and read locks only with documented errors while the server is frozen', async () => {
     const path = `${zk.root}/frozen/lock`;
     const locks = await zk.connect({ requestTimeoutMs: REQUEST_MS, connectTimeoutMs: 3_000 });
     zk.server.members[0].pause();
@@ -78,6 +78,10 @@ describe('faults while a lock path is created', () => {
         locks.acquire(path, { waitTimeoutMs: 3 * REQUEST_MS }).catch((e) => e),
         locks.tryAcquire(`${path}-try`).catch((e) => e), // until its session is lost: 9 s
         locks.inspect(path).catch((e) => e),
+        locks
+          .readLock(`${path}-read`)
+          .tryAcquire()
+          .catch((e) => e),
       ]);
     } finally {
       zk.server.members[0].resume();

@@ -3,6 +3,7 @@ import { HeldLock } from '../held-lock';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
+import { acquireError } from './acquire-error';
 import { Contender, ContenderContext } from './contender';
 import { readDriver } from './lock-driver';
 import { fencingToken } from './lock-naming';
@@ -189,7 +190,8 @@ export class ReadQueue implements ContenderContext {
           const members = this.waiters.filter((w) => w.contender === contender);
           for (const w of members) w.contender = undefined;
           if (isSessionGone(err)) return this.pump();
-          for (const w of members) this.cancel(w, err as Error);
+          const error = acquireError(err, this.displayPath, this.connection);
+          for (const w of members) this.cancel(w, error);
         },
       )
       .finally(() => {
