@@ -93,6 +93,35 @@ export function describeInventory(store: StoreKind): void {
     });
   }, 180_000);
 
+  it('multi-item orders naming the same products in opposite orders: no oversell, no deadlock, all answered', async () => {
+    const ids = ['x', 'y', 'z'].map((n) => product(`multi-${n}`));
+    const [a] = stack.urls;
+    for (const id of ids)
+      expect((await http.put(`${a}/products/${id}`, { stock: 20 })).status).toBe(200);
+    // 90 orders of 2 or 3 products each, in rotating and reversed orders, over the 3 instances.
+    const orders = Array.from({ length: 90 }, (_, i) => {
+      const names = [ids[i % 3], ids[(i + 1) % 3], ids[(i + 2) % 3]].slice(0, 2 + (i % 2));
+      return i % 4 < 2 ? names : names.reverse();
+    });
+    const answers = await Promise.all(
+      orders.map((names, i) =>
+        http.post(`${stack.urls[i % 3]}/orders`, {
+          items: names.map((productId) => ({ productId, quantity: 1 })),
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => (r.status === 409 ? r.body.error : r.status));
+    expect(statuses.filter((s) => s !== 201 && s !== 'OUT_OF_STOCK')).toEqual([]);
+    const accepted = orders.filter((_, i) => answers[i].status === 201);
+    expect(accepted.length).toBeGreaterThan(0);
+    for (const id of ids) {
+      const view = (await http.get(`${a}/products/${id}`)).body;
+      const soldByAnswers = accepted.filter((names) => names.includes(id)).length;
+      expect(view).toEqual({ id, stock: 20 - soldByAnswers, sold: soldByAnswers });
+      expect(view.stock).toBeGreaterThanOrEqual(0); // never oversold
+    }
+  }, 120_000);
+
   it('puts the quantity back exactly once when 30 cancels of one order arrive at once', async () => {
     const id = product('cancel');
     const [a] = stack.urls;

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { parseOrderBody, parseOrderId } from './order-body';
+import { MAX_ITEMS, parseOrderBody, parseOrderId, parseOrderRequest } from './order-body';
 
 function errorOf(fn: () => unknown): { error: string; message: string } {
   try {
@@ -47,5 +47,50 @@ describe('parseOrderId', () => {
     for (const bad of ['0', '-1', '1.5', 'abc', '1e3', '9999999999999999']) {
       expect(errorOf(() => parseOrderId(bad)).error).toBe('INVALID_ORDER_ID');
     }
+  });
+});
+
+describe('parseOrderRequest', () => {
+  it('takes a single product as parseOrderBody does', () => {
+    expect(parseOrderRequest({ productId: 'a', quantity: 1 })).toEqual({
+      productId: 'a',
+      quantity: 1,
+    });
+  });
+
+  it('takes items, adding up the quantities of a product named twice', () => {
+    const body = {
+      items: [
+        { productId: 'b', quantity: 1 },
+        { productId: 'a', quantity: 2 },
+        { productId: 'b', quantity: 3 },
+      ],
+    };
+    expect(parseOrderRequest(body)).toEqual({
+      items: [
+        { productId: 'b', quantity: 4 },
+        { productId: 'a', quantity: 2 },
+      ],
+    });
+  });
+
+  it.each([
+    [{ items: [] }, 'INVALID_ORDER', 'array of 1 to'],
+    [{ items: 'a' }, 'INVALID_ORDER', 'array of 1 to'],
+    [
+      { items: Array(MAX_ITEMS + 1).fill({ productId: 'a', quantity: 1 }) },
+      'INVALID_ORDER',
+      'array of 1 to',
+    ],
+    [{ items: [{ productId: 'a', quantity: 0 }] }, 'INVALID_ORDER', 'from 1 to'],
+    [
+      { items: [{ productId: '../x', quantity: 1 }] },
+      'INVALID_PRODUCT_ID',
+      'not a valid product id',
+    ],
+  ])('rejects %j with %s', (body, error, message) => {
+    const response = errorOf(() => parseOrderRequest(body));
+    expect(response.error).toBe(error);
+    expect(response.message).toContain(message);
   });
 });

@@ -7,6 +7,10 @@ export interface OrderBody {
 }
 
 export const MAX_QUANTITY = 1_000_000;
+export const MAX_ITEMS = 20;
+
+/** A POST /orders body: one product, or several taken together (all or nothing). */
+export type OrderRequest = { items: OrderBody[] } | OrderBody;
 
 /**
  * Checks a POST /orders body before any lock is taken: a bad request never queues for a lock
@@ -27,6 +31,25 @@ function parseQuantity(value: unknown): number {
     throw invalid(`quantity ${JSON.stringify(value)} must be an integer from 1 to ${MAX_QUANTITY}`);
   }
   return value;
+}
+
+/**
+ * A body with `items` (`[{ productId, quantity }, ...]`, 1 to MAX_ITEMS of them) orders several
+ * products at once; the same product named twice counts once with the quantities added.
+ */
+export function parseOrderRequest(body: unknown): OrderRequest {
+  if (body === null || typeof body !== 'object' || !('items' in body)) return parseOrderBody(body);
+  const { items } = body as { items: unknown };
+  if (!Array.isArray(items) || items.length === 0 || items.length > MAX_ITEMS) {
+    throw invalid(
+      `items must be an array of 1 to ${MAX_ITEMS} objects like {"productId": "apple", "quantity": 1}`,
+    );
+  }
+  const merged = new Map<string, number>();
+  for (const item of items.map(parseOrderBody)) {
+    merged.set(item.productId, (merged.get(item.productId) ?? 0) + item.quantity);
+  }
+  return { items: [...merged].map(([productId, quantity]) => ({ productId, quantity })) };
 }
 
 /** Order ids in the URL: positive integers. */

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DistributedLock, LockService } from 'nestjs-zookeeper-lock';
+import { DistributedLock, LockService, MultiLockHandle, toHttpError } from 'nestjs-zookeeper-lock';
 import { heldFencingToken, orderLockPath, productLockPath } from '../locking/lock-paths';
 import { PaymentGateway } from '../payment/payment.gateway';
 import { InventoryStore } from '../store/inventory.store';
 import { outOfStock, productNotFound, staleFencingToken, orderNotFound } from './inventory-errors';
+import type { OrderBody } from './order-body';
 import { RestockService } from './restock.service';
 
 export interface PlacedOrder {
@@ -12,6 +13,14 @@ export interface PlacedOrder {
   quantity: number;
   /** The product lock's token the write was fenced with (a string: JSON has no bigint). */
   fencingToken: string | null;
+}
+
+export interface PlacedMultiOrder {
+  /** One order per item, in the order of `items`. */
+  orderIds: number[];
+  items: OrderBody[];
+  /** Each product lock's token its write was fenced with, in the order of `items`. */
+  fencingTokens: string[];
 }
 
 export interface CancelledOrder {
@@ -45,6 +54,23 @@ export class OrdersService {
     return this.sell(productId, quantity, token, path);
   }
 
+  /**
+   * Several products at once, all or nothing, under one multi-path lock on every product's path
+   * (taken in one canonical order, so orders naming the same products in opposite orders cannot
+   * deadlock); every write is fenced with its product's token, in one transaction.
+   */
+  async placeMultiOrder(items: OrderBody[]): Promise<PlacedMultiOrder> {
+    const paths = items.map((item) => productLockPath(item.productId));
+    const waitTimeoutMs = this.locks.defaultWaitTimeoutMs;
+    try {
+      return await this.locks.withLockAll(paths, (multi) => this.sellAll(items, multi), {
+        waitTimeoutMs,
+      });
+    } catch (err) {
+      throw toHttpError(err); // a lock timeout is a 409, ZooKeeper down a 503
+    }
+  }
+
   /** The same read-pay-write with no lock and no fence: the oversell this app demonstrates. */
   async placeOrderUnsafe(productId: string, quantity: number): Promise<PlacedOrder> {
     return this.sell(productId, quantity, null, productLockPath(productId));
@@ -64,6 +90,31 @@ export class OrdersService {
     await this.payment.refund(orderId);
     await this.restock.putBack(order.productId, order.quantity, orderId, token);
     return { ...result, status: 'cancelled', restocked: true };
+  }
+
+  private async sellAll(items: OrderBody[], multi: MultiLockHandle): Promise<PlacedMultiOrder> {
+    const tokens = items.map((item) => {
+      const i = multi.paths.indexOf(productLockPath(item.productId));
+      return multi.fencingTokens[i];
+    });
+    for (const [i, { productId }] of items.entries()) {
+      const claim = await this.store.claimProduct(productId, tokens[i]);
+      if (claim === 'missing') throw productNotFound(productId);
+      if (claim === 'stale') throw staleFencingToken(productLockPath(productId), tokens[i]);
+    }
+    const stocks: number[] = [];
+    for (const { productId, quantity } of items) {
+      const stock = (await this.store.readStock(productId))!;
+      if (stock < quantity) throw outOfStock(productId, quantity, stock);
+      stocks.push(stock);
+    }
+    for (const { productId, quantity } of items) await this.payment.charge(productId, quantity);
+    const orderIds = await this.store.placeOrders(
+      items.map((item, i) => ({ ...item, newStock: stocks[i] - item.quantity, token: tokens[i] })),
+    );
+    if (!orderIds)
+      throw staleFencingToken(items.map((i) => productLockPath(i.productId)).join(', '), tokens[0]);
+    return { orderIds, items, fencingTokens: tokens.map(String) };
   }
 
   private async sell(

@@ -59,6 +59,11 @@ export abstract class InventoryStore {
   abstract readStock(id: string): Promise<number | null>;
   /** Writes the new stock and records the order; null when the fence rejected the write. */
   abstract placeOrder(write: PlaceOrderWrite): Promise<number | null>;
+  /**
+   * placeOrder for several products in one transaction (all or nothing): one order row per
+   * write, ids in the same order; null when any fence rejected its write (nothing is written).
+   */
+  abstract placeOrders(writes: readonly PlaceOrderWrite[]): Promise<number[] | null>;
   abstract claimOrder(id: number, token: FencingToken): Promise<ClaimResult>;
   abstract getOrder(id: number): Promise<OrderRecord | null>;
   /** Marks the order cancelled and restocks, both fenced, in one transaction; false when stale. */

@@ -72,8 +72,18 @@ export abstract class SqlInventoryStore extends InventoryStore {
   }
 
   async placeOrder(write: PlaceOrderWrite): Promise<number | null> {
+    return (await this.placeOrders([write]))?.[0] ?? null;
+  }
+
+  async placeOrders(writes: readonly PlaceOrderWrite[]): Promise<number[] | null> {
+    const done = await this.writeAll(writes.flatMap((write) => this.orderSteps(write)));
+    // Each write is an UPDATE then an INSERT ... RETURNING id.
+    return done ? writes.map((_, i) => Number(done[2 * i + 1].rows[0].id)) : null;
+  }
+
+  private orderSteps(write: PlaceOrderWrite): WriteStep[] {
     const fence = write.token === null ? [] : [this.encodeFence(write.token)];
-    const done = await this.writeAll([
+    return [
       {
         sql: `UPDATE products SET stock = ? WHERE id = ?${fence.length ? ' AND fence = ?' : ''}`,
         params: [write.newStock, write.productId, ...fence],
@@ -83,8 +93,7 @@ export abstract class SqlInventoryStore extends InventoryStore {
         sql: 'INSERT INTO orders (product_id, quantity) VALUES (?, ?) RETURNING id',
         params: [write.productId, write.quantity],
       },
-    ]);
-    return done ? Number(done[1].rows[0].id) : null;
+    ];
   }
 
   async claimOrder(id: number, token: FencingToken): Promise<ClaimResult> {
