@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { ClientClosedError, LockLostError, LockModeError } from './errors';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
-import { unavailable } from './recipes/acquire-error';
+import { documentedError } from './recipes/acquire-error';
 import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
@@ -231,7 +231,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     const full = applyNamespace(this.options.namespace, path);
     if (this.closing) throw new ClientClosedError(path, 'inspect');
     return inspectLock(await this.connection.ready(), path, full).catch((err: unknown) => {
-      throw unavailable(err, path, this.connection);
+      throw documentedError(err, path, this.connection);
     });
   }
 

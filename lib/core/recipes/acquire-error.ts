@@ -1,6 +1,6 @@
 import { InvalidLockPathError, ZkLockError, ZooKeeperUnavailableError } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
-import { ZkCode, codeOf } from '../zookeeper/zk-errors';
+import { ZkCode, codeOf, isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 
 /**
  * What a waiter whose node could not be queued is told: only documented errors (errors.ts), each
@@ -23,17 +23,29 @@ export function acquireError(err: unknown, path: string, connection: ZkConnectio
         'must be a persistent node or not exist yet, so choose a path outside it',
     );
   }
-  return unavailable(err, path, connection);
+  return documentedError(err, path, connection);
 }
 
-/** ZooKeeper did not give a usable answer to a request for `path` (connection trouble, or refused). */
-export function unavailable(err: unknown, path: string, connection: ZkConnection): ZkLockError {
+/**
+ * A raw ZooKeeper request error as a documented one: no answer (connection loss, request
+ * timeout, session gone) is ZooKeeperUnavailableError; any other server answer is a ZkLockError
+ * that says the server refused the request, naming the lock path.
+ */
+export function documentedError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
+  if (err instanceof ZkLockError) return err;
   const detail = err instanceof Error ? err.message : String(err);
-  const error = new ZooKeeperUnavailableError(
-    connection.current.connectionString,
-    connection.requestTimeoutMs,
-    `a request for lock "${path}" (${detail})`,
-  );
+  const code = codeOf(err);
+  const unanswered = code === undefined || isInDoubt(err) || isSessionGone(err);
+  const error = unanswered
+    ? new ZooKeeperUnavailableError(
+        connection.current.connectionString,
+        connection.requestTimeoutMs,
+        `a request for lock "${path}" (${detail})`,
+      )
+    : new ZkLockError(
+        `ZooKeeper refused a request for lock "${path}": ${detail}. ` +
+          'Check the lock path, ACLs and quotas on the server.',
+      );
   error.cause = err;
   return error;
 }
