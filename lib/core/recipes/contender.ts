@@ -12,7 +12,7 @@ import {
 } from '../zookeeper/zk-errors';
 import type { LockDriver } from './lock-driver';
 import { ensureLockPath } from './lock-path';
-import { MAX_GENERATION, fencingToken, findOwnNode } from './lock-naming';
+import { MAX_GENERATION, fencingToken, protectedPrefix } from './lock-naming';
 import { pastSequenceGuard, waitForSequenceReset } from './sequence-wrap';
 
 export interface ContenderContext {
@@ -61,6 +61,8 @@ export class Contender {
   private selfCheck?: Promise<void>;
   private selfChecked = false;
   private deletion?: Promise<void>;
+  /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
+  private readonly strays = new Map<string, Promise<void>>();
 
   constructor(private readonly ctx: ContenderContext) {}
 
@@ -222,8 +224,11 @@ export class Contender {
   /** Deletes our node; retries through connection loss until done or the session is gone. */
   remove(): Promise<void> {
     this.state = 'gone';
-    if (!this.name || !this.session) return Promise.resolve();
-    this.deletion ??= this.deleteWithRetry(this.session, this.nodePath);
+    const strays = Promise.all(this.strays.values()).then(() => undefined);
+    if (!this.name || !this.session) return strays;
+    this.deletion ??= Promise.all([this.deleteWithRetry(this.session, this.nodePath), strays]).then(
+      () => undefined,
+    );
     return this.deletion;
   }
 
@@ -281,12 +286,33 @@ export class Contender {
   private apply(listing: Listing): void {
     if (this.state !== 'queued' || !this.name) return;
     this.lockNodeCzxid = listing.czxid;
-    const position = this.ctx.driver.position(listing.children, this.name, this.ctx.released);
+    const position = this.ctx.driver.position(listing.children, this.name, this.ignored(listing));
     if (!position) return this.ctx.onVanished(this);
     this.predecessor = position.predecessor;
     this.ahead = position.ahead;
     if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
     this.ctx.onPosition(this);
+  }
+
+  /**
+   * What a listing must not count as a contender: our own released nodes, and any other node
+   * with our uuid. A create in doubt can commit twice (the recovery listing may come from a
+   * member that has not applied the first yet); that node is ours, so it is deleted here, or we
+   * would wait behind it, and everyone behind us, for as long as the session lives.
+   */
+  private ignored(listing: Listing): ReadonlySet<string> {
+    const prefix = protectedPrefix(this.uuid);
+    const strays = listing.children.filter((c) => c !== this.name && c.startsWith(prefix));
+    if (strays.length === 0) return this.ctx.released;
+    for (const stray of strays) this.deleteStray(stray);
+    return new Set([...this.ctx.released, ...strays]);
+  }
+
+  private deleteStray(name: string): void {
+    if (this.strays.has(name) || !this.session) return;
+    const deletion = this.deleteWithRetry(this.session, `${this.ctx.lockPath}/${name}`);
+    this.strays.set(name, deletion);
+    void deletion.finally(() => this.strays.delete(name));
   }
 
   private watchPredecessor(predecessor: string): void {
@@ -347,14 +373,20 @@ export class Contender {
 
   private async findOwn(session: ZkSession): Promise<boolean> {
     const listing = await session.getChildren(this.ctx.lockPath);
-    const own = findOwnNode(listing.children, this.uuid);
-    if (!own) return false;
-    const path = `${this.ctx.lockPath}/${own}`;
-    const { stat } = await session.getData(path);
-    if (ZkSession.ownerOf(stat) !== session.id) {
-      await session.remove(path).catch(() => undefined);
-      return false;
+    const prefix = protectedPrefix(this.uuid);
+    let own: string | undefined;
+    // Every node with our uuid is ours: adopt one of this session, delete the others.
+    for (const child of listing.children.filter((c) => c.startsWith(prefix))) {
+      const path = `${this.ctx.lockPath}/${child}`;
+      const owner = await session.getData(path).then(
+        ({ stat }) => ZkSession.ownerOf(stat),
+        (err) => (isNoNode(err) ? undefined : Promise.reject(err)),
+      );
+      if (owner === undefined) continue;
+      if (owner === session.id && !own) own = child;
+      else await this.deleteWithRetry(session, path);
     }
+    if (!own) return false;
     this.adopt(own);
     if (this.abandoned) {
       await this.remove();
