@@ -1,10 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockLostError, LockModeError } from './errors';
+import { ClientClosedError, LockLostError, LockModeError, LockTimeoutError } from './errors';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
 import { documentedError } from './recipes/acquire-error';
+import { checkWaitTimeout } from './acquire-options';
 import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
@@ -116,7 +117,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * creates ownership scopes, so sibling tasks can never re-enter each other's locks.
    */
   acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
-    return this.take(path, 'mutex', (queue) => queue.acquire(options)) as Promise<LockHandle>;
+    return this.take(
+      path,
+      'mutex',
+      (queue) => this.waitOn(queue, path, options),
+      options,
+    ) as Promise<LockHandle>;
   }
 
   /** Takes the lock only if nobody holds or waits for it; null otherwise. */
@@ -157,7 +163,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   private side(path: string, kind: 'read' | 'write'): LockSide {
     const side: LockSide = {
       acquire: (options = {}) =>
-        this.take(path, kind, (queue) => queue.acquire(options)) as Promise<LockHandle>,
+        this.take(
+          path,
+          kind,
+          (queue) => this.waitOn(queue, path, options),
+          options,
+        ) as Promise<LockHandle>,
       tryAcquire: () => this.take(path, kind, (queue) => queue.tryAcquire()),
       withLock: async (fn, options) => {
         const lock = await side.acquire(options);
@@ -266,6 +277,14 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError. */
+  private waitOn(queue: PathQueue, path: string, options: AcquireOptions): Promise<HeldLock> {
+    if (options.waitTimeoutMs !== 0) return queue.acquire(options);
+    return queue
+      .tryAcquire()
+      .then((lock) => lock ?? Promise.reject(new LockTimeoutError(path, 0, 1)));
+  }
+
   /** Runs `fn` in a new owner scope holding `locks`; releases `owner` in finally. */
   private async runOwning<H extends { release(): Promise<void> }, T>(
     locks: readonly LockHandle[],
@@ -278,6 +297,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       scope.held.set(held.ownerKey, held);
     }
     try {
+      // close() (or a loss) may have ended the hold between the grant and this turn.
+      if (this.closing) throw new ClientClosedError(locks[0].path);
+      const lost = locks.find((l) => l.state === 'lost');
+      if (lost) throw lost.signal.reason;
       return await this.owners.run(scope, () => fn(owner));
     } finally {
       await owner.release();
@@ -288,11 +311,13 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     path: string,
     kind: LockKind,
     run: (queue: PathQueue) => Promise<HeldLock | null>,
+    options: AcquireOptions = {},
   ): Promise<LockHandle | null> {
     let full: string;
     let queue: PathQueue;
     try {
       full = applyNamespace(this.options.namespace, path);
+      checkWaitTimeout(path, options);
       if (this.closing) throw new ClientClosedError(path);
       queue = this.queues.get(full, path, kind);
     } catch (err) {

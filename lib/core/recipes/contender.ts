@@ -73,6 +73,11 @@ export class Contender {
     return this.state === 'queued' && this.predecessor === null;
   }
 
+  /** The server has said, since the last reconnect, that our (holding) node exists. */
+  get confirmed(): boolean {
+    return this.selfChecked;
+  }
+
   /** Which recipe this node serves (owner scopes keep read, write and mutex holds apart). */
   get kind(): LockDriver['kind'] {
     return this.ctx.driver.kind;
@@ -184,6 +189,7 @@ export class Contender {
         },
         (err) => {
           this.selfWatchArmed = false;
+          this.selfChecked = false; // no answer (e.g. a timeout on a live socket): ask again
           if (isNoNode(err)) this.vanishedWhileHolding();
         },
       );
@@ -195,15 +201,18 @@ export class Contender {
    * that took the lock after someone deleted it would hold it together with our caller. After
    * the first answer the watch reports a deletion, so this costs nothing from then on.
    */
-  confirmSelf(): Promise<void> | undefined {
+  confirmSelf(): Promise<void> {
     this.watchSelf();
-    return this.selfChecked ? undefined : this.selfCheck;
+    return (this.selfChecked ? undefined : this.selfCheck) ?? Promise.resolve();
   }
 
   /** A reconnect may have dropped in-flight watch requests: arm them again. */
   rearm(): void {
     if (this.holding) {
+      // Someone may have deleted the node while we were away: confirm it again before a batch
+      // hands the lock on (LockQueue.pump).
       this.selfWatchArmed = false;
+      this.selfChecked = false;
       if (this.selfWatchWanted) this.watchSelf();
     } else {
       void this.resync();

@@ -142,13 +142,7 @@ export class LockQueue implements ContenderContext {
       // caller is served only once the server said the node exists (usually known already: the
       // watch is armed when a batch's first caller is served).
       this.host.onReleased(lock);
-      const check = node.confirmSelf();
-      if (!check) return this.pump();
-      this.confirming = node;
-      await check;
-      if (this.confirming === node) this.confirming = undefined;
-      this.pump();
-      return;
+      return this.pump();
     }
     node.holding = false;
     if (node.name) {
@@ -254,7 +248,13 @@ export class LockQueue implements ContenderContext {
       // disconnected ownership is unknown, a node of a lost session is gone (its callers queue
       // anew), and a process that just woke from a pause may hold a session the server expired.
       const first = this.waiters.find((w) => w.contender?.isFirst);
-      if (first?.contender?.session?.provenAlive) this.grant(first);
+      const node = first?.contender;
+      if (node?.session?.provenAlive) {
+        // The next caller of a batch: only once the server said the node still exists since
+        // the last reconnect, or a remote that took the lock after a deletion would hold too.
+        if (node.holding && !node.confirmed) this.confirm(node);
+        else this.grant(first!);
+      }
     }
     if (!this.creationScheduled && this.waiters.some((w) => !w.contender)) {
       // Callers arriving in the same tick share one node.
@@ -277,10 +277,22 @@ export class LockQueue implements ContenderContext {
     }
   }
 
+  /** Asks the server whether a batch's node still exists, then serves (or requeues) its callers. */
+  private confirm(node: Contender): void {
+    this.confirming = node;
+    void node.confirmSelf().finally(() => {
+      if (this.confirming === node) this.confirming = undefined;
+      this.pump();
+    });
+  }
+
   /** One new node for every caller still without one, unless they can be served otherwise. */
   private queueNode(): void {
     const batch = this.waiters.filter((w) => !w.contender);
     if (batch.length === 0) return;
+    // A holder whose lock was lost and whose code still runs: a node of ours queued now would
+    // come first and wait for that code, keeping every other process out. Queue once it is done.
+    if (this.holder?.state === 'lost') return;
     if (this.nodeCount() >= this.host.maxNodesPerPath) return; // a node of ours frees up first
     const contender = new Contender(this);
     for (const w of batch) w.contender = contender;

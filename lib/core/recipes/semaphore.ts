@@ -5,6 +5,7 @@ import {
   LockTimeoutError,
   ZkLockError,
 } from '../errors';
+import { checkWaitTimeout } from '../acquire-options';
 import { HeldLease } from '../semaphore-lease';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
@@ -135,6 +136,7 @@ export class SemaphoreRecipe {
         'Ask for fewer leases, or raise maxLeases in every process that uses this semaphore',
       );
     }
+    checkWaitTimeout(path, options);
     const { waitTimeoutMs, signal } = options;
     if (signal?.aborted) throw new LockAbortedError(path, signal.reason);
     const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;

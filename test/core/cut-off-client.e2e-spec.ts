@@ -1,0 +1,103 @@
+/**
+ * Issue #12 findings 3 and 4, with one client cut off from ZooKeeper by a TCP proxy while the
+ * server and the other clients go on:
+ * 3. a batch hands the lock on after a reconnect only once its node is confirmed to exist (an
+ *    operator may have deleted it meanwhile, and a remote process taken the lock);
+ * 4. a holder whose session is lost, and whose handler ignores the signal, does not keep remote
+ *    processes waiting: its process queues again only once that handler has released.
+ */
+import { LockHandle } from '../../lib';
+import { useOwnServer } from './support/own-server';
+import { TcpProxy } from './support/tcp-proxy';
+import { eventually } from './support/zk-admin';
+
+describe('a client cut off from ZooKeeper', () => {
+  const zk = useOwnServer('cut-off', { sessionTimeoutMs: 2000 });
+  let proxy: TcpProxy;
+
+  beforeEach(async () => {
+    proxy = await TcpProxy.start(zk.server.members[0].clientPort);
+  });
+  afterEach(() => proxy.close());
+
+  const settled = (promise: Promise<unknown>): (() => boolean) => {
+    let done = false;
+    void promise.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    return () => done;
+  };
+
+  it('finding 3: after a reconnect, a batch re-confirms its node before handing on', async () => {
+    const path = `${zk.root}/batch`;
+    const cut = await zk.connect({
+      connectionString: proxy.connectionString,
+      sessionTimeoutMs: 20_000,
+    });
+    const remote = await zk.connect({ sessionTimeoutMs: 20_000 });
+    // Two callers of one tick share one node; the first holds, and the node watches itself.
+    const [first, second] = [cut.acquire(path), cut.acquire(path)];
+    const firstLock = await first;
+    await cut.inspect(path); // in order on the session: the self-check was answered before this
+    const [node] = await zk.admin.children(path);
+    proxy.block();
+    await eventually('the client saw the disconnect', () => firstLock.state === 'uncertain');
+    await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
+    const remoteLock = await remote.acquire(path, { waitTimeoutMs: 10_000 });
+    await firstLock.release(); // the batch's next caller must wait for the reconnect
+    const secondDone = settled(second);
+    proxy.unblock();
+    await eventually('the cut-off client is back', () => cut.state === 'RECONNECTED');
+    // Either the second caller is (wrongly) granted, or it queues a node of its own behind the remote.
+    await eventually('the second caller was granted or queued again', async () => {
+      return secondDone() || (await zk.admin.children(path)).length === 2;
+    });
+    expect(secondDone()).toBe(false); // not while the remote holds
+    await remoteLock.release();
+    const secondLock = await second;
+    expect(secondLock.fencingToken).toBeGreaterThan(remoteLock.fencingToken);
+    await secondLock.release();
+  });
+
+  it('finding 4: a lost holder that ignores its signal lets remote processes in after the session timeout', async () => {
+    const path = `${zk.root}/lost-holder`;
+    const cut = await zk.connect({ connectionString: proxy.connectionString });
+    const remote = await zk.connect({ sessionTimeoutMs: 30_000 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holderSignal: AbortSignal | undefined;
+    const holding = cut.withLock(path, async (lock) => {
+      holderSignal = lock.signal;
+      await gate; // ignores the signal
+    });
+    await eventually('the holder is inside', () => holderSignal !== undefined);
+    const waiter = cut.acquire(path); // a local caller queued behind it
+    await eventually(
+      'the local waiter queued',
+      async () => (await zk.admin.children(path)).length === 2,
+    );
+    const oldSession = cut.sessionId;
+    proxy.block();
+    await eventually('the holder was told it lost the lock', () => holderSignal!.aborted, 30_000);
+    proxy.unblock();
+    await eventually(
+      'the client has a new session',
+      () => cut.state !== 'LOST' && cut.sessionId !== oldSession,
+      30_000,
+    );
+    // The handler still runs. A remote process must get the lock without waiting for it.
+    let remoteLock: LockHandle | undefined;
+    try {
+      remoteLock = await remote.acquire(path, { waitTimeoutMs: 30_000 });
+      expect(holderSignal!.aborted).toBe(true);
+    } finally {
+      await remoteLock?.release();
+      release();
+    }
+    await holding;
+    const waited = await waiter;
+    expect(waited.fencingToken).toBeGreaterThan(remoteLock!.fencingToken);
+    await waited.release();
+  });
+});

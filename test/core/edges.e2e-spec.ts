@@ -1,0 +1,82 @@
+/**
+ * Issue #12 finding 10, edges of the acquire options and of close(): `waitTimeoutMs: 0` tries
+ * once; a wait longer than a Node timer can hold is refused; close() with ZooKeeper down ends
+ * within the documented bound; a withLock callback never starts after close() released its lock.
+ */
+import { ClientClosedError, InvalidLockOptionsError, LockTimeoutError } from '../../lib';
+import { useOwnServer } from './support/own-server';
+
+const SESSION_MS = 3000;
+const REQUEST_MS = 1000;
+
+describe('edges (issue #12 finding 10)', () => {
+  const zk = useOwnServer('edges', { sessionTimeoutMs: SESSION_MS });
+
+  it('waitTimeoutMs: 0 takes a free lock, and fails at once with LockTimeoutError on a held one', async () => {
+    const locks = await zk.connect();
+    const path = `${zk.root}/zero`;
+    const lock = await locks.acquire(path, { waitTimeoutMs: 0 });
+    expect(lock.state).toBe('held');
+    const other = await zk.connect();
+    await expect(other.acquire(path, { waitTimeoutMs: 0 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
+    await expect(
+      other.readLock(`${zk.root}/zero-rw`).acquire({ waitTimeoutMs: 0 }),
+    ).resolves.toMatchObject({ state: 'held' });
+    await lock.release();
+    const again = await other.acquire(path, { waitTimeoutMs: 0 });
+    await again.release();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('a wait longer than 2^31-1 ms (or negative, or NaN) is refused before any request', async () => {
+    const locks = await zk.connect();
+    const other = await zk.connect();
+    const path = `${zk.root}/long`;
+    const held = await other.acquire(path);
+    for (const waitTimeoutMs of [2 ** 31, -1, Number.NaN]) {
+      const error = await locks.acquire(path, { waitTimeoutMs }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidLockOptionsError);
+      expect((error as Error).message).toContain(path);
+      expect((error as Error).message).toMatch(/waitTimeoutMs must be from 0 to 2147483647 ms/);
+    }
+    await expect(
+      locks.semaphore(`${zk.root}/long-sem`, { maxLeases: 1 }).acquire({ waitTimeoutMs: 2 ** 32 }),
+    ).rejects.toBeInstanceOf(InvalidLockOptionsError);
+    expect(await zk.admin.children(path)).toHaveLength(1); // only the holder's node
+    await held.release();
+  });
+
+  it('close() with ZooKeeper down ends within sessionTimeoutMs + requestTimeoutMs (documented bound)', async () => {
+    const locks = await zk.connect({ requestTimeoutMs: REQUEST_MS });
+    const lock = await locks.acquire(`${zk.root}/down`);
+    await zk.server.members[0].stop();
+    try {
+      const started = Date.now();
+      await locks.close();
+      // Generous slack for a loaded machine; without a bound close() would hang here.
+      expect(Date.now() - started).toBeLessThan(3 * (SESSION_MS + REQUEST_MS));
+      expect(lock.state).toBe('released');
+    } finally {
+      await zk.server.members[0].restart();
+    }
+  });
+
+  it('a withLock callback never starts after close() released its lock', async () => {
+    const locks = await zk.connect();
+    let ran = false;
+    let closing: Promise<void> | undefined;
+    // close() runs in the grant's own turn (the 'acquired' event), before the callback's turn.
+    locks.once('acquired', () => (closing = locks.close()));
+    const outcome = await locks
+      .withLock(`${zk.root}/closing`, () => {
+        ran = true;
+      })
+      .catch((e: unknown) => e);
+    await closing;
+    expect(outcome).toBeInstanceOf(ClientClosedError);
+    expect(ran).toBe(false);
+    expect(await zk.admin.children(`${zk.root}/closing`)).toEqual([]);
+  });
+});
