@@ -351,6 +351,8 @@ export class ZkSession extends EventEmitter {
     this.client.exists('/', undefined, (err) => {
       this.probing = false;
       if (!err) this.clock.confirmed(sentAt);
+      // Another stall while it was under way: that one needs a request sent after it.
+      if (!err && this.clock.stale) this.probe();
     });
   }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 
 // node-zookeeper-client ships no types; declare only what the tests use.
 interface RawStat {
+  czxid: Buffer;
   numChildren: number;
   cversion: number;
   ephemeralOwner: Buffer;
@@ -134,6 +135,17 @@ export class ZkAdmin {
 
   private done(send: (cb: (err: RawError | null) => void) => void): Promise<void> {
     return new Promise((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
+  }
+
+  /** The zxid that created `path`. */
+  czxid(path: string): Promise<bigint> {
+    return new Promise((resolve, reject) =>
+      this.client.exists(path, (err, stat) =>
+        err || !stat
+          ? reject(err ?? new Error(`${path} is gone`))
+          : resolve(stat.czxid.readBigUInt64BE(0)),
+      ),
+    );
   }
 
   /**
