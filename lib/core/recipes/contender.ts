@@ -63,6 +63,8 @@ export class Contender {
   private deletion?: Promise<void>;
   /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
   private readonly strays = new Map<string, Promise<void>>();
+  /** The watch on the node ahead of ours, while we wait. */
+  private predecessorWatch?: { path: string; watcher: (event: { name: string }) => void };
 
   constructor(private readonly ctx: ContenderContext) {}
 
@@ -224,6 +226,7 @@ export class Contender {
   /** Deletes our node; retries through connection loss until done or the session is gone. */
   remove(): Promise<void> {
     this.state = 'gone';
+    this.unwatchPredecessor();
     const strays = Promise.all(this.strays.values()).then(() => undefined);
     if (!this.name || !this.session) return strays;
     this.deletion ??= Promise.all([this.deleteWithRetry(this.session, this.nodePath), strays]).then(
@@ -235,6 +238,7 @@ export class Contender {
   /** Forget the node without deleting it (its session is gone, and the node with it). */
   abandon(): void {
     this.state = 'gone';
+    this.unwatchPredecessor();
   }
 
   private async deleteWithRetry(session: ZkSession, path: string): Promise<void> {
@@ -317,14 +321,26 @@ export class Contender {
 
   private watchPredecessor(predecessor: string): void {
     const session = this.session!;
-    session
-      .getData(`${this.ctx.lockPath}/${predecessor}`, (event) => {
-        if (event.name === 'NODE_DELETED') this.predecessorGone(predecessor);
-        else void this.resync();
-      })
-      .catch((err) => {
-        if (isNoNode(err)) this.predecessorGone(predecessor);
-      });
+    const path = `${this.ctx.lockPath}/${predecessor}`;
+    if (this.predecessorWatch?.path === path) return; // armed already
+    this.unwatchPredecessor();
+    const watcher = (event: { name: string }): void => {
+      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
+      if (event.name === 'NODE_DELETED') this.predecessorGone(predecessor);
+      else void this.resync();
+    };
+    this.predecessorWatch = { path, watcher };
+    session.getData(path, watcher).catch((err) => {
+      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
+      if (isNoNode(err)) this.predecessorGone(predecessor);
+    });
+  }
+
+  /** A waiter that gave up (or moved on) leaves no callback behind on the node it watched. */
+  private unwatchPredecessor(): void {
+    if (!this.predecessorWatch || !this.session) return;
+    this.session.unwatchData(this.predecessorWatch.path, this.predecessorWatch.watcher);
+    this.predecessorWatch = undefined;
   }
 
   /**

@@ -46,6 +46,11 @@ export class ZkSession extends EventEmitter {
   private probing = false;
   private corked?: unknown;
   private closedPromise?: Promise<void>;
+  /** One node-zookeeper-client data watch per path, shared by our watchers (see getData). */
+  private readonly dataWatches = new Map<
+    string,
+    { watchers: Set<zookeeper.Watcher>; dispatcher: zookeeper.Watcher }
+  >();
   private resolveClosed?: () => void;
 
   constructor(private readonly options: ZkSessionOptions) {
@@ -180,14 +185,50 @@ export class ZkSession extends EventEmitter {
     return { children, czxid: stat.czxid.readBigUInt64BE(0), cversion: stat.cversion };
   }
 
-  /** Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). */
+  /**
+   * Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). A
+   * watcher joins the one data watch this session keeps per path: node-zookeeper-client keeps
+   * every callback it is given until the node changes, so many waiters on one node (tries that
+   * gave up, timed-out waiters) would pile up there; `unwatchData` drops one that is not needed.
+   */
   getData(
     path: string,
     watcher?: zookeeper.Watcher,
   ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
-    return this.call('getData', path, (cb) =>
-      this.client.getData(path, watcher, (err, data, stat) => cb(err, { data, stat })),
+    const dispatcher = watcher ? this.joinDataWatch(path, watcher) : undefined;
+    const reply = this.call<{ data: Buffer | null; stat: zookeeper.Stat }>('getData', path, (cb) =>
+      this.client.getData(path, dispatcher, (err, data, stat) => cb(err, { data, stat })),
     );
+    if (dispatcher) {
+      // No watch is set when the request fails: the next watcher must register again.
+      reply.catch(() => {
+        if (this.dataWatches.get(path)?.dispatcher === dispatcher) this.dataWatches.delete(path);
+      });
+    }
+    return reply;
+  }
+
+  /** Drops a watcher given to getData (its waiter gave up); the path's one watch stays. */
+  unwatchData(path: string, watcher: zookeeper.Watcher): void {
+    this.dataWatches.get(path)?.watchers.delete(watcher);
+  }
+
+  /** Adds `watcher` to the path's data watch; returns the callback to register, if none is yet. */
+  private joinDataWatch(path: string, watcher: zookeeper.Watcher): zookeeper.Watcher | undefined {
+    const existing = this.dataWatches.get(path);
+    if (existing) {
+      existing.watchers.add(watcher);
+      return undefined;
+    }
+    const entry = {
+      watchers: new Set([watcher]),
+      dispatcher: (event: zookeeper.WatcherEvent) => {
+        if (this.dataWatches.get(path) === entry) this.dataWatches.delete(path);
+        for (const w of entry.watchers) w(event);
+      },
+    };
+    this.dataWatches.set(path, entry);
+    return entry.dispatcher;
   }
 
   /** Hex session id of an ephemeral node's owner ('0' for a persistent node). */

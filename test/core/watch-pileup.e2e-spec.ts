@@ -1,0 +1,49 @@
+/**
+ * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) must not
+ * leave their watch callbacks behind in node-zookeeper-client: 200 tries against a long hold
+ * leave at most one callback on the watched node, no MaxListenersExceededWarning, and the
+ * server's watch count stays bounded.
+ */
+import { ZkLockClient } from '../../lib';
+import { mntr } from '../support/zookeeper';
+import { useCoreFixture } from './support/core-fixture';
+import { clientPortOf, zkConnectFromEnv } from './support/zk-admin';
+
+/** Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter). */
+function dataCallbacks(client: ZkLockClient, path: string): number {
+  const session = (client as any).connection.current;
+  const watchers = session.client.connectionManager.watcherManager.dataWatchers[path];
+  return watchers ? watchers.listenerCount('notification') : 0;
+}
+
+describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => {
+  const zk = useCoreFixture('watch-pileup');
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error): void => void warnings.push(warning);
+  beforeAll(() => process.on('warning', onWarning));
+  afterAll(() => process.off('warning', onWarning));
+
+  it('200 tries and 20 timed-out waits against a long hold leave one callback on the holder', async () => {
+    const path = `${zk.root}/hold`;
+    const agent = await zk.startAgent();
+    await agent.acquire(path);
+    const [holderNode] = await zk.admin.children(path);
+    const client = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    try {
+      const before = (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
+      for (let i = 0; i < 200; i++) expect(await client.tryAcquire(path)).toBeNull();
+      for (let i = 0; i < 20; i++) {
+        await expect(client.acquire(path, { waitTimeoutMs: 20 })).rejects.toMatchObject({
+          name: 'LockTimeoutError',
+        });
+      }
+      expect(dataCallbacks(client, `${path}/${holderNode}`)).toBeLessThanOrEqual(1);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      const after = (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
+      expect(after - before).toBeLessThanOrEqual(2);
+    } finally {
+      await client.close();
+      await agent.release(zk.root + '/hold');
+    }
+  });
+});
