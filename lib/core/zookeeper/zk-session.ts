@@ -46,6 +46,9 @@ export class ZkSession extends EventEmitter {
   private probing = false;
   private corked?: unknown;
   private closedPromise?: Promise<void>;
+  /** Undecodable error codes seen in replies, with when (see noteUndecodable). */
+  private readonly undecodable = new Map<number, number>();
+  private refusedCode?: number;
   /** One node-zookeeper-client data watch per path, shared by our watchers (see getData). */
   private readonly dataWatches = new Map<
     string,
@@ -247,12 +250,13 @@ export class ZkSession extends EventEmitter {
       const deadline = this.deadlines.add(() => {
         settled = true;
         reject(
-          new ZkRequestError(
-            ZkCode.REQUEST_TIMEOUT,
-            op,
-            path,
-            `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`,
-          ),
+          this.refusedAnswer(op, path) ??
+            new ZkRequestError(
+              ZkCode.REQUEST_TIMEOUT,
+              op,
+              path,
+              `ZooKeeper ${op} "${path}" got no answer within ${this.options.requestTimeoutMs} ms`,
+            ),
         );
       });
       this.corkUntilNextTick();
@@ -397,6 +401,37 @@ export class ZkSession extends EventEmitter {
     });
   }
 
+  /**
+   * A reply the client could not decode carried an error code missing from its table (a quota
+   * error, or a newer server's code). Its request will only time out, and a create would be
+   * retried as "in doubt" forever: the second time the same code comes within a while, the
+   * request that then times out fails with that code instead (not in doubt, so not retried).
+   */
+  private noteUndecodable(frames: Buffer): void {
+    const code = undecodableCode(frames);
+    if (code === undefined) return;
+    const now = Date.now();
+    const seen = this.undecodable.get(code);
+    const recent = seen !== undefined && now - seen < 5 * this.options.requestTimeoutMs;
+    this.undecodable.set(code, now);
+    if (recent) this.refusedCode = code;
+  }
+
+  /** The error for a request that timed out after an undecodable code came twice (see above). */
+  private refusedAnswer(op: string, path: string): ZkRequestError | undefined {
+    const code = this.refusedCode;
+    if (code === undefined) return undefined;
+    this.refusedCode = undefined;
+    this.undecodable.delete(code);
+    return new ZkRequestError(
+      code,
+      op,
+      path,
+      `ZooKeeper answered ${op} "${path}" with error code ${code} twice, a code this client ` +
+        'cannot decode (a quota, or an error of a newer server); the request is not retried',
+    );
+  }
+
   private dropSocket(): void {
     this.client.connectionManager.socket?.destroy();
   }
@@ -415,11 +450,13 @@ export class ZkSession extends EventEmitter {
     const onData = cm.onSocketData;
     cm.onSocketData = (buffer: Buffer) => {
       this.clock.heard();
+      const frames: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, buffer]) : buffer;
       try {
         onData.call(cm, buffer);
       } catch {
         cm.pendingBuffer = null;
         cm.socket?.destroy();
+        this.noteUndecodable(frames);
       }
     };
     const connect = cm.connect;
@@ -454,4 +491,20 @@ export class ZkSession extends EventEmitter {
       if (s === CM_STATES.CONNECTED && this.state === 'lost' && this.closing) this.client.close();
     };
   }
+}
+
+/** Error codes node-zookeeper-client 1.1.3 can decode (its Exception table). */
+const DECODABLE = new Set([
+  0, -1, -2, -3, -4, -5, -6, -7, -8, -100, -101, -102, -103, -108, -110, -111, -112, -113, -114,
+  -115,
+]);
+
+/** The first undecodable error code among the reply frames (int32 length, xid, zxid, err). */
+function undecodableCode(frames: Buffer): number | undefined {
+  for (let at = 0; at + 20 <= frames.length; at += 4 + frames.readInt32BE(at)) {
+    if (frames.readInt32BE(at) < 16) return undefined; // not a reply frame
+    const err = frames.readInt32BE(at + 16);
+    if (!DECODABLE.has(err)) return err;
+  }
+  return undefined;
 }

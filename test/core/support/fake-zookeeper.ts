@@ -40,16 +40,21 @@ export class FakeZooKeeper {
   private constructor(
     private readonly server: Server,
     private firstReplyErr: number | undefined,
+    /** Answers every request of these types with this error code (e.g. each create). */
+    private readonly errByType: Record<number, number> = {},
   ) {
     let connections = 0;
     server.on('connection', (socket) => this.serve(socket, ++connections));
   }
 
   /** Listens on 127.0.0.1 (a free port); the first request is answered with `firstReplyErr`. */
-  static async start(firstReplyErr: number): Promise<FakeZooKeeper> {
+  static async start(
+    firstReplyErr: number | undefined,
+    errByType: Record<number, number> = {},
+  ): Promise<FakeZooKeeper> {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new FakeZooKeeper(server, firstReplyErr);
+    return new FakeZooKeeper(server, firstReplyErr, errByType);
   }
 
   get connectionString(): string {
@@ -107,7 +112,7 @@ export class FakeZooKeeper {
     const type = frame.readInt32BE(4);
     let err = 0;
     if (xid !== XID_PING && type !== OP_CLOSE_SESSION) {
-      err = this.firstReplyErr ?? NO_NODE;
+      err = this.firstReplyErr ?? this.errByType[type] ?? NO_NODE;
       this.firstReplyErr = undefined;
     }
     if (xid !== XID_PING) this.requests.push({ connection, xid, type, err });
