@@ -1,4 +1,9 @@
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import {
+  INTERCEPTORS_METADATA,
+  RESPONSE_PASSTHROUGH_METADATA,
+  ROUTE_ARGS_METADATA,
+} from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { UseInterceptors } from '@nestjs/common';
 import { InvalidLockPathError, ZkLockError } from '../core/errors';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
@@ -9,7 +14,7 @@ import { injectedLockService, injectLockService } from './lock-service.property'
 import { lockServiceFor } from './lock-service.registry';
 import { copyMethodMetadata } from './method-metadata';
 import { resolveMethodPath } from './method-path';
-import { completeUnderLock } from './observable-result';
+import { runHeld } from './lazy-result';
 import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
@@ -52,6 +57,7 @@ export function DistributedLock(
     const where = `${owner.name}.${String(key)}`;
     const original = descriptor.value as AnyMethod | undefined;
     const spec = createSpec(template, options, where, original);
+    spec.responseArg = responseArgument(owner, key);
     const names = parameterNames(innermost.get(original!) ?? original!);
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       if (takeHandoff(spec)) return original!.apply(this, args);
@@ -59,8 +65,14 @@ export function DistributedLock(
         const locks = injectedLockService(this) ?? lockServiceFor(this, where);
         const path = resolveMethodPath(spec, args, names);
         const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
-        const run = () => completeUnderLock(original!.apply(this, args));
-        return locks.withLock(path, run, { waitTimeoutMs });
+        // The lock is held until the result has been consumed (Observable, stream, async
+        // iterable) and a response the method writes itself (@Res()) has been sent.
+        const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
+        return runHeld(
+          (fn) => locks.withLock(path, fn, { waitTimeoutMs }),
+          () => original!.apply(this, args),
+          response,
+        );
       } catch (err) {
         return Promise.reject(err);
       }
@@ -77,6 +89,17 @@ export function DistributedLock(
     }
     return descriptor;
   };
+}
+
+/** The index of a `@Res()` argument the handler answers through itself (no passthrough). */
+function responseArgument(owner: object, key: string | symbol): number | undefined {
+  const args: Record<string, { index: number }> =
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, owner, key) ?? {};
+  if (Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, owner, key)) return undefined;
+  const entry = Object.entries(args).find(
+    ([k]) => k.split(':')[0] === `${RouteParamtypes.RESPONSE}`,
+  );
+  return entry?.[1].index;
 }
 
 function createSpec(

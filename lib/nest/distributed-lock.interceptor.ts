@@ -10,6 +10,7 @@ import { Observable, Subscription, catchError, throwError } from 'rxjs';
 import { LockLostError } from '../core/errors';
 import type { DistributedLockSpec } from './distributed-lock.options';
 import { runWithHandoff } from './handler-handoff';
+import { holdUntilDone, whenResponseSent } from './lazy-result';
 import { resolveRequestPath } from './request-path';
 import { toHttpError } from './lock-http-errors';
 import { lockServiceFor } from './lock-service.registry';
@@ -42,9 +43,13 @@ export class DistributedLockInterceptor implements NestInterceptor {
     }
     const locks = this.locks ?? lockServiceFor(undefined, spec.where);
     const waitTimeoutMs = spec.options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
+    const response =
+      spec.responseArg === undefined ? undefined : context.switchToHttp().getResponse<unknown>();
     return new Observable<unknown>((subscriber) => {
       let inner: Subscription | undefined;
       let finish: (() => void) | undefined;
+      let answered = false;
+      const pending: Promise<void>[] = [];
       const waiting = new AbortController();
       locks
         .withLock(
@@ -69,12 +74,24 @@ export class DistributedLockInterceptor implements NestInterceptor {
               lock.signal.addEventListener('abort', onLost, { once: true });
               inner = runWithHandoff(spec, () =>
                 next.handle().subscribe({
-                  next: (value) => subscriber.next(value),
+                  // A stream or iterable is consumed after the handler returns: hold the lock
+                  // until it has finished (and a response sent through @Res() too).
+                  next: (value) => {
+                    const held = holdUntilDone(value);
+                    if (held.done) pending.push(held.done);
+                    subscriber.next(held.value);
+                  },
                   error: (err: unknown) => {
                     lock.signal.removeEventListener('abort', onLost);
                     reject(err);
                   },
-                  complete: () => finish?.(),
+                  complete: () => {
+                    answered = true;
+                    subscriber.complete(); // Nest sends the answer now
+                    const sent = response === undefined ? undefined : whenResponseSent(response);
+                    if (sent) pending.push(sent);
+                    void Promise.all(pending).then(() => finish?.());
+                  },
                 }),
               );
             }),
@@ -85,6 +102,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
           (err: unknown) => subscriber.error(toHttpError(err)),
         );
       return () => {
+        if (answered) return; // released once what was answered has finished
         if (!finish) waiting.abort(new Error(`${spec.where}: the request went away`));
         inner?.unsubscribe();
         finish?.();

@@ -15,4 +15,9 @@ export interface DistributedLockSpec {
   /** The function form, called with the method's arguments. */
   pathFn?: (...args: any[]) => string;
   options: DistributedLockOptions;
+  /**
+   * The argument index of a `@Res()` (without passthrough): the handler sends the response
+   * itself, maybe after it returned, so the lock is held until the response is sent.
+   */
+  responseArg?: number;
 }
