@@ -63,6 +63,7 @@ class LazyService {
   }
 
   @DistributedLock('/lazy/<id>')
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the template reads it by name
   async later(id: string): Promise<Observable<number>> {
     return interval(5); // endless
   }
