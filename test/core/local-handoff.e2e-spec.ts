@@ -1,6 +1,6 @@
 /**
  * Issue #5: handoffs between callers of one process do not each cost a ZooKeeper node (one node
- * serves a batch), yet never go ahead of a remote node that queued earlier (DESIGN.md §3).
+ * serves a batch), yet never go ahead of a remote node that queued earlier (docs/design.md §3).
  */
 import { LockHandle } from '../../lib';
 import { useCoreFixture } from './support/core-fixture';

@@ -1,5 +1,5 @@
 /**
- * Claim-then-write (DESIGN.md §2) in both store adapters, against a real SQLite file and a real
+ * Claim-then-write (docs/design.md §4) in both store adapters, against a real SQLite file and a real
  * PostgreSQL: a holder whose token was overtaken writes nothing, even after it read the row.
  * Tokens go up to 2^128 - 1, so they are also tested past what a 64-bit column holds.
  */

@@ -110,7 +110,7 @@ export class Contender {
       if (this.abandoned) return;
       const prefix = `${this.ctx.lockPath}/${this.ctx.driver.nodeNamePrefix(this.uuid)}`;
       // Sent in the same tick: one round trip, and the listing already contains our node. No
-      // watch on the lock node (DESIGN.md §1): a child watch would notify every node that
+      // watch on the lock node (docs/design.md §1): a child watch would notify every node that
       // listed, on every change, including our own delete.
       const created = session.create(prefix, this.ctx.nodeData, CreateMode.EPHEMERAL_SEQUENTIAL);
       const listed = session.getChildren(this.ctx.lockPath);
@@ -366,7 +366,7 @@ export class Contender {
    * The create's reply was lost. Find our node by uuid; adopt it only if it belongs to this
    * session, delete it otherwise. Returns true when adopted, false to create again. Looks again
    * while its own requests are in doubt too: giving up would leave a node the server may still
-   * create, and it would hold the lock for as long as the session lives (DESIGN.md §1.5).
+   * create, and it would hold the lock for as long as the session lives (docs/design.md §1.5).
    */
   private async recover(session: ZkSession): Promise<boolean> {
     for (;;) {

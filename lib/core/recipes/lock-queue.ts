@@ -46,7 +46,7 @@ const RELEASED_MEMORY = 64;
  * sent. They all asked before any node created after it, so when the node comes first it serves
  * them in turn, handing the lock on in process, without a request, with a new fencing generation
  * each time; then it is deleted. A process thus never serves its own caller ahead of a remote
- * node that queued earlier (DESIGN.md §3), and a hot path costs ZooKeeper one node per batch
+ * node that queued earlier (docs/design.md §3), and a hot path costs ZooKeeper one node per batch
  * instead of one per caller.
  */
 export class LockQueue implements ContenderContext {
