@@ -6,7 +6,7 @@
  * (not buffered) until its subscriber unsubscribes.
  */
 import { Controller, Get, Injectable, Param, Res, StreamableFile } from '@nestjs/common';
-import { get, IncomingMessage } from 'node:http';
+import { get, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { interval, Observable, take } from 'rxjs';
 import { DistributedLock, LockService, ZkLockClient } from '../../lib';
@@ -45,7 +45,7 @@ class LazyController {
 
   @Get('res/:id')
   @DistributedLock('/lazy/<id>')
-  writeItself(@Param('id') id: string, @Res() res: import('express').Response) {
+  writeItself(@Param('id') id: string, @Res() res: ServerResponse) {
     res.write('first;');
     void gate(id).opened.then(() => res.end('last'));
   }

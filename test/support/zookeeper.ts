@@ -31,25 +31,30 @@ export function findZooKeeperClasspath(): string {
     }
     return `${join(home, 'conf')}:${join(home, 'lib', '*')}`;
   }
-  if (!existsSync(DEBIAN_JAR)) installDebianZooKeeper();
-  return `/etc/zookeeper/conf:${DEBIAN_JAR}`;
-}
-
-function installDebianZooKeeper(): void {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const hasApt = existsSync('/usr/bin/apt-get');
-  if (!isRoot || !hasApt) {
-    throw new Error(
+  if (!existsSync(DEBIAN_JAR)) {
+    installDebianPackage(
+      'zookeeper',
+      DEBIAN_JAR,
       'ZooKeeper not found. Install it (Debian/Ubuntu: `sudo apt-get install zookeeper`), ' +
         'or set ZOOKEEPER_HOME to an unpacked release, or set ZK_CONNECT=host:port to use a running server.',
     );
   }
+  return `/etc/zookeeper/conf:${DEBIAN_JAR}`;
+}
+
+/**
+ * Installs a Debian package that provides `file` when we are root with apt (CI's fresh
+ * machines); otherwise fails with `missing`, which says what to install.
+ */
+export function installDebianPackage(pkg: string, file: string, missing: string): void {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const hasApt = existsSync('/usr/bin/apt-get');
+  if (!isRoot || !hasApt) throw new Error(missing);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  process.stderr.write('[zookeeper] installing Debian package "zookeeper" (one time)...\n');
+  process.stderr.write(`[test tooling] installing Debian package "${pkg}" (one time)...\n`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'zookeeper'], { stdio: 'ignore', env });
-  if (!existsSync(DEBIAN_JAR))
-    throw new Error(`apt-get installed zookeeper but ${DEBIAN_JAR} is missing`);
+  execFileSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env });
+  if (!existsSync(file)) throw new Error(`apt-get installed ${pkg} but ${file} is missing`);
 }
 
 /** A free TCP port on 127.0.0.1 (the OS picks it). */

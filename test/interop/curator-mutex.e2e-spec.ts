@@ -1,0 +1,78 @@
+/**
+ * Issue #9 §5: Apache Curator's InterProcessMutex (5.4, Debian's package, in its own JVM) and
+ * this library's mutex on the same paths: they exclude each other both ways, and processes get
+ * the lock in the order they queued, whichever client they use.
+ */
+import { ZkLockClient } from '../../lib';
+import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from '../core/support/zk-admin';
+import { CuratorPeer } from '../support/peers';
+
+describe('Curator InterProcessMutex and our mutex on the same paths', () => {
+  const root = testRoot('interop-curator');
+  let curator: CuratorPeer;
+  let ours: ZkLockClient;
+  let later: ZkLockClient;
+  let admin: ZkAdmin;
+
+  beforeAll(async () => {
+    curator = await CuratorPeer.start(zkConnectFromEnv());
+    ours = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    later = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    admin = await ZkAdmin.connect(zkConnectFromEnv());
+  }, 180_000);
+
+  afterAll(async () => {
+    await curator?.stop();
+    await ours?.close();
+    await later?.close();
+    await admin?.removeTree(root);
+    admin?.close();
+  });
+
+  const acquiredBy = (path: string) => (e: { event: string; path?: string }) =>
+    e.event === 'acquired' && e.path === path;
+
+  it('a lock Curator holds excludes ours, and ours is granted once Curator releases', async () => {
+    const path = `${root}/curator-first`;
+    curator.send(`acquire ${path}`);
+    await curator.next(acquiredBy(path));
+    expect(await ours.tryAcquire(path)).toBeNull();
+    const waiting = ours.acquire(path, { waitTimeoutMs: 60_000 });
+    await eventually('our node queued', async () => (await admin.children(path)).length === 2);
+    curator.send(`release ${path}`);
+    const lock = await waiting;
+    await lock.release();
+  });
+
+  it('a lock we hold excludes Curator until we release', async () => {
+    const path = `${root}/ours-first`;
+    const lock = await ours.acquire(path);
+    curator.send(`acquire ${path}`);
+    await eventually('Curator queued', async () => (await admin.children(path)).length === 2);
+    expect(curator.has(acquiredBy(path))).toBe(false);
+    await lock.release();
+    await curator.next(acquiredBy(path));
+    curator.send(`release ${path}`);
+    await curator.next((e) => e.event === 'released' && e.path === path);
+  });
+
+  it('FIFO across both: ours, then Curator, then ours again, in the order they queued', async () => {
+    const path = `${root}/fifo`;
+    const order: string[] = [];
+    const first = await ours.acquire(path);
+    curator.send(`acquire ${path}`);
+    await eventually('Curator queued', async () => (await admin.children(path)).length === 2);
+    const third = later.acquire(path).then((lock) => {
+      order.push('later');
+      return lock;
+    });
+    await eventually('the third queued', async () => (await admin.children(path)).length === 3);
+    void curator.next(acquiredBy(path)).then(() => order.push('curator'));
+    await first.release();
+    await curator.next(acquiredBy(path));
+    expect(order).toEqual(['curator']);
+    curator.send(`release ${path}`);
+    await (await third).release();
+    expect(order).toEqual(['curator', 'later']);
+  });
+});

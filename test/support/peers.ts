@@ -1,0 +1,111 @@
+/**
+ * The real peers the interop tests run against, from Debian's packages, installed by this
+ * tooling when missing (as ZooKeeper is): Apache Curator 5.4 (libcurator-recipes-java, on the
+ * machine's Java 17). The peer programs are ours, under test/interop/peers/.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { installDebianPackage } from './zookeeper';
+
+const JAVA_DIR = '/usr/share/java';
+const CURATOR_JARS = [
+  'curator-recipes',
+  'curator-framework',
+  'curator-client',
+  'zookeeper',
+  'zookeeper-jute',
+  'guava',
+  'slf4j-api',
+  'slf4j-nop',
+];
+
+export function curatorClasspath(): string {
+  const recipes = join(JAVA_DIR, 'curator-recipes.jar');
+  if (!existsSync(recipes)) {
+    installDebianPackage(
+      'libcurator-recipes-java',
+      recipes,
+      'Apache Curator not found: install it (Debian/Ubuntu: `sudo apt-get install libcurator-recipes-java`).',
+    );
+  }
+  const jars = CURATOR_JARS.map((name) => join(JAVA_DIR, `${name}.jar`)).filter(existsSync);
+  return jars.join(':');
+}
+
+export interface PeerEvent {
+  event: 'ready' | 'acquired' | 'released' | 'error';
+  path?: string;
+  message?: string;
+}
+
+/** A Curator peer process (test/interop/peers/CuratorPeer.java) driven by line commands. */
+export class CuratorPeer {
+  readonly events: PeerEvent[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      this.events.push(JSON.parse(line) as PeerEvent);
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  static async start(connectionString: string): Promise<CuratorPeer> {
+    const source = join(__dirname, '..', 'interop', 'peers', 'CuratorPeer.java');
+    const child = spawn('java', ['-cp', curatorClasspath(), source, connectionString], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const peer = new CuratorPeer(child);
+    // A JVM compiling the source on a loaded machine can take a while to start.
+    await peer.next((e) => e.event === 'ready', 120_000);
+    return peer;
+  }
+
+  send(command: string): void {
+    this.child.stdin!.write(`${command}\n`);
+  }
+
+  /** Resolves with the first event (already seen or to come) matching `match`. */
+  next(match: (event: PeerEvent) => boolean, timeoutMs = 60_000): Promise<PeerEvent> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.events.find(match);
+        if (!found) return;
+        cleanup();
+        resolve(found);
+      };
+      const onExit = (): void => {
+        cleanup();
+        reject(new Error('the Curator peer exited before the expected event'));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`the Curator peer sent no matching event in ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        this.child.off('exit', onExit);
+      };
+      this.listeners.add(check);
+      this.child.once('exit', onExit);
+      check();
+    });
+  }
+
+  has(match: (event: PeerEvent) => boolean): boolean {
+    return this.events.some(match);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.send('quit');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
