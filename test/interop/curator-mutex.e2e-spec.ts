@@ -29,17 +29,14 @@ describe('Curator InterProcessMutex and our mutex on the same paths', () => {
     admin?.close();
   });
 
-  const acquiredBy = (path: string) => (e: { event: string; path?: string }) =>
-    e.event === 'acquired' && e.path === path;
-
   it('a lock Curator holds excludes ours, and ours is granted once Curator releases', async () => {
     const path = `${root}/curator-first`;
-    curator.send(`acquire ${path}`);
-    await curator.next(acquiredBy(path));
+    curator.acquire('m1', 'mutex', path);
+    await curator.acquired('m1');
     expect(await ours.tryAcquire(path)).toBeNull();
     const waiting = ours.acquire(path, { waitTimeoutMs: 60_000 });
     await eventually('our node queued', async () => (await admin.children(path)).length === 2);
-    curator.send(`release ${path}`);
+    curator.release('m1');
     const lock = await waiting;
     await lock.release();
   });
@@ -47,31 +44,31 @@ describe('Curator InterProcessMutex and our mutex on the same paths', () => {
   it('a lock we hold excludes Curator until we release', async () => {
     const path = `${root}/ours-first`;
     const lock = await ours.acquire(path);
-    curator.send(`acquire ${path}`);
+    curator.acquire('m2', 'mutex', path);
     await eventually('Curator queued', async () => (await admin.children(path)).length === 2);
-    expect(curator.has(acquiredBy(path))).toBe(false);
+    expect(curator.hasAcquired('m2')).toBe(false);
     await lock.release();
-    await curator.next(acquiredBy(path));
-    curator.send(`release ${path}`);
-    await curator.next((e) => e.event === 'released' && e.path === path);
+    await curator.acquired('m2');
+    curator.release('m2');
+    await curator.next((e) => e.event === 'released' && e.id === 'm2');
   });
 
   it('FIFO across both: ours, then Curator, then ours again, in the order they queued', async () => {
     const path = `${root}/fifo`;
     const order: string[] = [];
     const first = await ours.acquire(path);
-    curator.send(`acquire ${path}`);
+    curator.acquire('m3', 'mutex', path);
     await eventually('Curator queued', async () => (await admin.children(path)).length === 2);
     const third = later.acquire(path).then((lock) => {
       order.push('later');
       return lock;
     });
     await eventually('the third queued', async () => (await admin.children(path)).length === 3);
-    void curator.next(acquiredBy(path)).then(() => order.push('curator'));
+    void curator.acquired('m3').then(() => order.push('curator'));
     await first.release();
-    await curator.next(acquiredBy(path));
+    await curator.acquired('m3');
     expect(order).toEqual(['curator']);
-    curator.send(`release ${path}`);
+    curator.release('m3');
     await (await third).release();
     expect(order).toEqual(['curator', 'later']);
   });

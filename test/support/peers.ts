@@ -36,9 +36,11 @@ export function curatorClasspath(): string {
 
 export interface PeerEvent {
   event: 'ready' | 'acquired' | 'released' | 'error';
-  path?: string;
+  id?: string;
   message?: string;
 }
+
+export type PeerLockKind = 'mutex' | 'read' | 'write' | 'lease';
 
 /** A Curator peer process (test/interop/peers/CuratorPeer.java) driven by line commands. */
 export class CuratorPeer {
@@ -64,7 +66,28 @@ export class CuratorPeer {
     return peer;
   }
 
-  send(command: string): void {
+  /** Takes a Curator lock (or a lease of a semaphore with `maxLeases`) in its own thread. */
+  acquire(id: string, kind: PeerLockKind, path: string, maxLeases?: number): void {
+    this.send(`acquire ${id} ${kind} ${path}${maxLeases === undefined ? '' : ` ${maxLeases}`}`);
+  }
+
+  release(id: string): void {
+    this.send(`release ${id}`);
+  }
+
+  /** Resolves once the hold `id` has been acquired. */
+  acquired(id: string, timeoutMs?: number): Promise<PeerEvent> {
+    return this.next((e) => e.id === id && e.event !== 'released', timeoutMs).then((e) => {
+      if (e.event === 'error') throw new Error(`Curator peer failed ${id}: ${e.message}`);
+      return e;
+    });
+  }
+
+  hasAcquired(id: string): boolean {
+    return this.has((e) => e.id === id && e.event === 'acquired');
+  }
+
+  private send(command: string): void {
     this.child.stdin!.write(`${command}\n`);
   }
 

@@ -1,8 +1,13 @@
 // A Curator peer for the interop tests: one CuratorFramework session, driven by line commands on
 // stdin, answering JSON lines on stdout. Run as a single-file program (Java 11+):
 //   java -cp <curator, zookeeper, guava, slf4j jars> CuratorPeer.java <connectString>
-// Commands: "acquire <path>", "release <path>", "quit". Answers: {"event":"ready"},
-// {"event":"acquired","path":...}, {"event":"released","path":...}, {"event":"error",...}.
+// Commands:
+//   acquire <id> mutex|read|write <path>    InterProcessMutex / InterProcessReadWriteLock
+//   acquire <id> lease <path> <maxLeases>   InterProcessSemaphoreV2
+//   release <id>
+//   quit
+// Answers: {"event":"ready"}, {"event":"acquired","id":...}, {"event":"released","id":...},
+// {"event":"error","id":...,"message":...}.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.HashMap;
@@ -11,12 +16,42 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.RetryOneTime;
 
 public class CuratorPeer {
-  private static synchronized void say(String json) {
-    System.out.println(json);
+  private static synchronized void say(String event, String id, String extra) {
+    System.out.println(
+        "{\"event\":\"" + event + "\"" + (id == null ? "" : ",\"id\":\"" + id + "\"") + extra + "}");
     System.out.flush();
+  }
+
+  /** Takes the lock or lease; returns what releases it (on the same thread: Curator's rule). */
+  private static Runnable take(CuratorFramework client, String[] words) throws Exception {
+    String kind = words[2];
+    String path = words[3];
+    if (kind.equals("lease")) {
+      InterProcessSemaphoreV2 semaphore =
+          new InterProcessSemaphoreV2(client, path, Integer.parseInt(words[4]));
+      Lease lease = semaphore.acquire();
+      return () -> semaphore.returnLease(lease);
+    }
+    InterProcessMutex mutex =
+        kind.equals("mutex")
+            ? new InterProcessMutex(client, path)
+            : kind.equals("read")
+                ? new InterProcessReadWriteLock(client, path).readLock()
+                : new InterProcessReadWriteLock(client, path).writeLock();
+    mutex.acquire();
+    return () -> {
+      try {
+        mutex.release();
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    };
   }
 
   public static void main(String[] args) throws Exception {
@@ -28,35 +63,33 @@ public class CuratorPeer {
             .build();
     client.start();
     client.blockUntilConnected();
-    // Curator's mutex belongs to the thread that took it: each lock gets a thread that acquires,
-    // then waits for its "release" command and releases.
     Map<String, CountDownLatch> releases = new HashMap<>();
-    say("{\"event\":\"ready\"}");
+    say("ready", null, "");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
     for (String line; (line = in.readLine()) != null; ) {
       String[] words = line.trim().split(" ");
       if (words[0].equals("quit")) break;
-      String path = words[1];
+      String id = words[1];
       if (words[0].equals("acquire")) {
         CountDownLatch release = new CountDownLatch(1);
         synchronized (releases) {
-          releases.put(path, release);
+          releases.put(id, release);
         }
+        // One thread per hold: it takes the lock, waits for "release <id>", and releases.
         new Thread(() -> {
-          InterProcessMutex mutex = new InterProcessMutex(client, path);
           try {
-            mutex.acquire();
-            say("{\"event\":\"acquired\",\"path\":\"" + path + "\"}");
+            Runnable releaser = take(client, words);
+            say("acquired", id, "");
             release.await();
-            mutex.release();
-            say("{\"event\":\"released\",\"path\":\"" + path + "\"}");
+            releaser.run();
+            say("released", id, "");
           } catch (Exception e) {
-            say("{\"event\":\"error\",\"message\":\"" + e.getClass().getSimpleName() + "\"}");
+            say("error", id, ",\"message\":\"" + e.getClass().getSimpleName() + "\"");
           }
         }).start();
       } else if (words[0].equals("release")) {
         synchronized (releases) {
-          releases.remove(path).countDown();
+          releases.remove(id).countDown();
         }
       }
     }
