@@ -11,6 +11,8 @@ export type {
 export { LockService } from './nest/lock.service';
 export { DistributedLock } from './nest/distributed-lock.decorator';
 export type { DistributedLockOptions } from './nest/distributed-lock.options';
+export { DistributedSemaphore } from './nest/distributed-semaphore.decorator';
+export type { DistributedSemaphoreOptions } from './nest/distributed-semaphore.decorator';
 export { DistributedLockInterceptor } from './nest/distributed-lock.interceptor';
 export { InjectZkLockClient } from './nest/inject-zk-lock-client.decorator';
 export { ZK_LOCK_CLIENT } from './nest/zk-lock.constants';

@@ -15,6 +15,7 @@ import { lockServiceFor } from './lock-service.registry';
 import { copyMethodMetadata } from './method-metadata';
 import { resolveMethodPath } from './method-path';
 import { runHeld } from './lazy-result';
+import { holdFor } from './lock-holder';
 import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
@@ -35,7 +36,10 @@ type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
  * - `'/locks/order:<id>'`: on a route handler, `<id>` comes from route params, then query, then
  *   body (`<params.id>`, `<query.x>`, `<body.items.0.sku>` name the source); on any other method,
  *   from its parameters by name or position (`<orderId>`, `<0>`, `<0.orderId>`).
- * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments.
+ * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments; a function that
+ *   returns several paths holds them all (the multi-path lock: one canonical order, all or none).
+ * Options: `waitTimeoutMs`, `mode: 'read' | 'write'` (one side of the read/write lock; default
+ * the mutex); `@DistributedSemaphore` sets `maxLeases` (and `leases`).
  * Template values are encoded into one path segment. The method's result becomes a Promise; a
  * returned Observable holds the lock until it completes (the interceptor streams it for string
  * templates on route handlers, elsewhere it is run under the lock and its values replayed).
@@ -45,11 +49,11 @@ export function DistributedLock(
   options?: DistributedLockOptions,
 ): MethodDecoratorFor<any[]>;
 export function DistributedLock<P extends unknown[]>(
-  template: (...args: P) => string,
+  template: (...args: P) => string | string[],
   options?: DistributedLockOptions,
 ): MethodDecoratorFor<P>;
 export function DistributedLock(
-  template: string | ((...args: any[]) => string),
+  template: string | ((...args: any[]) => string | string[]),
   options: DistributedLockOptions = {},
 ): MethodDecoratorFor<any[]> {
   return (target, key, descriptor) => {
@@ -68,8 +72,9 @@ export function DistributedLock(
         // The lock is held until the result has been consumed (Observable, stream, async
         // iterable) and a response the method writes itself (@Res()) has been sent.
         const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
+        const hold = holdFor(locks, spec, path);
         return runHeld(
-          (fn) => locks.withLock(path, fn, { waitTimeoutMs }),
+          (fn) => hold(fn, { waitTimeoutMs }),
           () => original!.apply(this, args),
           response,
         );
@@ -102,6 +107,32 @@ function responseArgument(owner: object, key: string | symbol): number | undefin
   return entry?.[1].index;
 }
 
+/** `mode`, `maxLeases` and `leases` that cannot work fail when the class is defined. */
+function checkKind(options: DistributedLockOptions, where: string): void {
+  const { mode, maxLeases, leases } = options;
+  if (mode !== undefined && mode !== 'read' && mode !== 'write') {
+    throw new ZkLockError(
+      `@DistributedLock on ${where}: mode must be 'read' or 'write' (got ${JSON.stringify(mode)}); ` +
+        'leave it out for the mutex.',
+    );
+  }
+  if (maxLeases === undefined) return;
+  if (mode !== undefined) {
+    throw new ZkLockError(`@DistributedSemaphore on ${where}: a semaphore has no read/write mode.`);
+  }
+  if (!Number.isInteger(maxLeases) || maxLeases < 1) {
+    throw new ZkLockError(
+      `@DistributedSemaphore on ${where}: maxLeases must be an integer >= 1 (got ${String(maxLeases)}).`,
+    );
+  }
+  const n = leases ?? 1;
+  if (!Number.isInteger(n) || n < 1 || n > maxLeases) {
+    throw new ZkLockError(
+      `@DistributedSemaphore on ${where}: leases must be an integer from 1 to maxLeases (${maxLeases}), got ${String(leases)}.`,
+    );
+  }
+}
+
 function createSpec(
   template: unknown,
   options: DistributedLockOptions,
@@ -118,6 +149,7 @@ function createSpec(
         'leave it out to wait until the lock is free.',
     );
   }
+  checkKind(options, where);
   if (typeof template === 'function') {
     return { where, pathFn: template as (...args: any[]) => string, options };
   }

@@ -11,6 +11,7 @@ import { LockLostError } from '../core/errors';
 import type { DistributedLockSpec } from './distributed-lock.options';
 import { runWithHandoff } from './handler-handoff';
 import { holdUntilDone, whenResponseSent } from './lazy-result';
+import { holdFor } from './lock-holder';
 import { resolveRequestPath } from './request-path';
 import { toHttpError } from './lock-http-errors';
 import { lockServiceFor } from './lock-service.registry';
@@ -45,62 +46,60 @@ export class DistributedLockInterceptor implements NestInterceptor {
     const waitTimeoutMs = spec.options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
     const response =
       spec.responseArg === undefined ? undefined : context.switchToHttp().getResponse<unknown>();
+    const hold = holdFor(locks, spec, path);
     return new Observable<unknown>((subscriber) => {
       let inner: Subscription | undefined;
       let finish: (() => void) | undefined;
       let answered = false;
       const pending: Promise<void>[] = [];
       const waiting = new AbortController();
-      locks
-        .withLock(
-          path,
-          (lock) =>
-            new Promise<void>((resolve, reject) => {
-              const onLost = () => {
-                const error = lock.signal.reason as unknown;
-                this.logger.error(
-                  `${spec.where} lost lock "${path}" while running; answering 503: ` +
-                    (error instanceof Error ? error.message : String(error)),
-                );
-                inner?.unsubscribe();
-                reject(error instanceof LockLostError ? error : toLost(path, error));
-              };
-              finish = () => {
-                lock.signal.removeEventListener('abort', onLost);
-                resolve();
-              };
-              if (subscriber.closed) return finish();
-              if (lock.signal.aborted) return onLost();
-              lock.signal.addEventListener('abort', onLost, { once: true });
-              inner = runWithHandoff(spec, () =>
-                next.handle().subscribe({
-                  // A stream or iterable is consumed after the handler returns: hold the lock
-                  // until it has finished (and a response sent through @Res() too).
-                  next: (value) => {
-                    const held = holdUntilDone(value);
-                    if (held.done) pending.push(held.done);
-                    subscriber.next(held.value);
-                  },
-                  error: (err: unknown) => {
-                    lock.signal.removeEventListener('abort', onLost);
-                    reject(err);
-                  },
-                  complete: () => {
-                    answered = true;
-                    subscriber.complete(); // Nest sends the answer now
-                    const sent = response === undefined ? undefined : whenResponseSent(response);
-                    if (sent) pending.push(sent);
-                    void Promise.all(pending).then(() => finish?.());
-                  },
-                }),
+      hold(
+        (lock) =>
+          new Promise<void>((resolve, reject) => {
+            const onLost = () => {
+              const error = lock.signal.reason as unknown;
+              this.logger.error(
+                `${spec.where} lost lock "${path}" while running; answering 503: ` +
+                  (error instanceof Error ? error.message : String(error)),
               );
-            }),
-          { waitTimeoutMs, signal: waiting.signal },
-        )
-        .then(
-          () => subscriber.complete(),
-          (err: unknown) => subscriber.error(toHttpError(err)),
-        );
+              inner?.unsubscribe();
+              reject(error instanceof LockLostError ? error : toLost(path, error));
+            };
+            finish = () => {
+              lock.signal.removeEventListener('abort', onLost);
+              resolve();
+            };
+            if (subscriber.closed) return finish();
+            if (lock.signal.aborted) return onLost();
+            lock.signal.addEventListener('abort', onLost, { once: true });
+            inner = runWithHandoff(spec, () =>
+              next.handle().subscribe({
+                // A stream or iterable is consumed after the handler returns: hold the lock
+                // until it has finished (and a response sent through @Res() too).
+                next: (value) => {
+                  const held = holdUntilDone(value);
+                  if (held.done) pending.push(held.done);
+                  subscriber.next(held.value);
+                },
+                error: (err: unknown) => {
+                  lock.signal.removeEventListener('abort', onLost);
+                  reject(err);
+                },
+                complete: () => {
+                  answered = true;
+                  subscriber.complete(); // Nest sends the answer now
+                  const sent = response === undefined ? undefined : whenResponseSent(response);
+                  if (sent) pending.push(sent);
+                  void Promise.all(pending).then(() => finish?.());
+                },
+              }),
+            );
+          }),
+        { waitTimeoutMs, signal: waiting.signal },
+      ).then(
+        () => subscriber.complete(),
+        (err: unknown) => subscriber.error(toHttpError(err)),
+      );
       return () => {
         if (answered) return; // released once what was answered has finished
         if (!finish) waiting.abort(new Error(`${spec.where}: the request went away`));

@@ -4,6 +4,12 @@ import type { KeyTemplate } from './key-template';
 export interface DistributedLockOptions {
   /** Give up after this long: 409 on HTTP, LockTimeoutError elsewhere. Default: module option. */
   waitTimeoutMs?: number;
+  /** One side of the path's read/write lock instead of the mutex (readers share). */
+  mode?: 'read' | 'write';
+  /** Set by `@DistributedSemaphore`: a lease of a semaphore with this many, not a lock. */
+  maxLeases?: number;
+  /** With `maxLeases`: how many leases the method takes (default 1). */
+  leases?: number;
 }
 
 /** What the decorator records on the method for the interceptor and the wrapper. */
@@ -13,7 +19,7 @@ export interface DistributedLockSpec {
   /** Parsed string template; undefined for the function form. */
   template?: KeyTemplate;
   /** The function form, called with the method's arguments. */
-  pathFn?: (...args: any[]) => string;
+  pathFn?: (...args: any[]) => string | string[];
   options: DistributedLockOptions;
   /**
    * The argument index of a `@Res()` (without passthrough): the handler sends the response

@@ -7,22 +7,24 @@ import { dig, resolveKeyTemplate, TemplateRef } from './key-template';
  * Resolves a decorated method's lock path from its arguments: `<orderId>` by parameter name,
  * `<0>` / `<0.orderId>` by position, or the function form called with the arguments.
  */
+function validPath(path: unknown, spec: DistributedLockSpec): string {
+  try {
+    return validateLockPath(path as string);
+  } catch (err) {
+    const reason = err instanceof InvalidLockPathError ? err.reason : String(err);
+    throw new InvalidLockPathError(String(path), `${reason} (lock path function of ${spec.where})`);
+  }
+}
+
 export function resolveMethodPath(
   spec: DistributedLockSpec,
   args: readonly unknown[],
   names: readonly (string | undefined)[],
-): string {
+): string | string[] {
   if (spec.pathFn) {
-    const path = spec.pathFn(...args);
-    try {
-      return validateLockPath(path);
-    } catch (err) {
-      const reason = err instanceof InvalidLockPathError ? err.reason : String(err);
-      throw new InvalidLockPathError(
-        String(path),
-        `${reason} (lock path function of ${spec.where})`,
-      );
-    }
+    const result = spec.pathFn(...args) as string | string[];
+    // Several paths: the method holds them all (multi-path lock).
+    return Array.isArray(result) ? result.map((p) => validPath(p, spec)) : validPath(result, spec);
   }
   const template = spec.template!;
   const lookup = (ref: TemplateRef): unknown => {

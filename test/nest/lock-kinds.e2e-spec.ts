@@ -1,0 +1,136 @@
+/**
+ * Issue #9 §2-§4, the decorator forms of the lock family: `@DistributedLock(path, { mode })` for
+ * the read/write lock (on a service and on a route handler), `@DistributedSemaphore` for a
+ * limit, and a path function returning several paths for the multi-path lock.
+ */
+import { Controller, Get, Injectable, Param } from '@nestjs/common';
+import request from 'supertest';
+import { DistributedLock, DistributedSemaphore, ZkLockClient, ZkLockError } from '../../lib';
+import { Gate, testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
+
+/** Counts callers inside, and the most at once. */
+class Inside {
+  now = 0;
+  most = 0;
+  async run<T>(gate: Gate, fn: () => T): Promise<T> {
+    this.now++;
+    this.most = Math.max(this.most, this.now);
+    try {
+      await gate.opened;
+      return fn();
+    } finally {
+      this.now--;
+    }
+  }
+}
+
+const gate = new Gate();
+const inside = new Inside();
+
+@Injectable()
+class CatalogService {
+  @DistributedLock('/catalog/<id>', { mode: 'read' })
+  read(id: string) {
+    return inside.run(gate, () => id);
+  }
+
+  @DistributedLock('/catalog/<id>', { mode: 'write' })
+  write(id: string) {
+    return inside.run(gate, () => id);
+  }
+
+  @DistributedSemaphore('/sem/render', { maxLeases: 2 })
+  render() {
+    return inside.run(gate, () => 'rendered');
+  }
+
+  @DistributedLock((from: string, to: string) => [`/accounts/${from}`, `/accounts/${to}`])
+  transfer(from: string, to: string) {
+    return inside.run(gate, () => `${from}->${to}`);
+  }
+}
+
+@Controller('catalog')
+class CatalogController {
+  @Get(':id')
+  @DistributedLock('/catalog/<id>', { mode: 'read' })
+  get(@Param('id') id: string) {
+    return inside.run(gate, () => ({ id }));
+  }
+}
+
+describe('decorator forms of the lock family', () => {
+  const namespace = testNamespace('lock-kinds');
+  const lockApp = useLockApp(
+    { controllers: [CatalogController], providers: [CatalogService] },
+    { namespace },
+  );
+  let other: ZkLockClient;
+  beforeAll(async () => {
+    other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
+  });
+  afterAll(() => other.close());
+  beforeEach(() => {
+    inside.most = 0;
+    (gate as { opened: Promise<void> }).opened = new Promise((r) => (gate.open = r));
+  });
+
+  const service = () => lockApp.app.get(CatalogService);
+
+  it("mode: 'read' lets readers in together, on a service and on a route; 'write' excludes them", async () => {
+    const reads = [service().read('c1'), service().read('c1')];
+    const http = request(lockApp.app.getHttpServer()).get('/catalog/c1');
+    const answered = http.then((res) => res);
+    await waitFor(() => inside.now === 3, 'three readers inside at once');
+    expect(await other.writeLock('/catalog/c1').tryAcquire()).toBeNull();
+    const write = service().write('c1');
+    gate.open();
+    await Promise.all(reads);
+    expect((await answered).body).toEqual({ id: 'c1' });
+    expect(await write).toBe('c1');
+    expect(inside.most).toBe(3);
+  });
+
+  it('@DistributedSemaphore keeps at most maxLeases calls inside', async () => {
+    const calls = [1, 2, 3].map(() => service().render());
+    await waitFor(() => inside.now === 2, 'two calls inside');
+    gate.open();
+    expect(await Promise.all(calls)).toEqual(['rendered', 'rendered', 'rendered']);
+    expect(inside.most).toBe(2);
+  });
+
+  it('a path function returning several paths holds them all, with no deadlock in opposite orders', async () => {
+    const calls = [service().transfer('a', 'b'), service().transfer('b', 'a')];
+    await waitFor(() => inside.now === 1, 'one transfer inside');
+    expect(await other.tryAcquire('/accounts/a')).toBeNull();
+    expect(await other.tryAcquire('/accounts/b')).toBeNull();
+    gate.open();
+    expect(await Promise.all(calls)).toEqual(['a->b', 'b->a']);
+    expect(inside.most).toBe(1);
+  });
+
+  it('bad options fail when the class is defined, naming Class.method', () => {
+    expect(() => {
+      class Bad {
+        @DistributedLock('/x/<id>', { mode: 'upgrade' as 'read' })
+        m(id: string) {
+          return id;
+        }
+      }
+      return Bad;
+    }).toThrow(
+      new ZkLockError(
+        `@DistributedLock on Bad.m: mode must be 'read' or 'write' (got "upgrade"); leave it out for the mutex.`,
+      ),
+    );
+    expect(() => {
+      class Limit {
+        @DistributedSemaphore('/sem/x', { maxLeases: 0 })
+        m() {
+          return 1;
+        }
+      }
+      return Limit;
+    }).toThrow(/@DistributedSemaphore on Limit.m: maxLeases must be an integer >= 1/);
+  });
+});
