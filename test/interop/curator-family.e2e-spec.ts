@@ -6,16 +6,16 @@
  */
 import { ZkLockClient } from '../../lib';
 import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from '../core/support/zk-admin';
-import { CuratorPeer } from '../support/peers';
+import { LockPeer } from '../support/peers';
 
 describe('Curator read/write lock and semaphore with ours', () => {
   const root = testRoot('interop-family');
-  let curator: CuratorPeer;
+  let curator: LockPeer;
   let ours: ZkLockClient;
   let admin: ZkAdmin;
 
   beforeAll(async () => {
-    curator = await CuratorPeer.start(zkConnectFromEnv());
+    curator = await LockPeer.curator(zkConnectFromEnv());
     ours = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
     admin = await ZkAdmin.connect(zkConnectFromEnv());
   }, 180_000);

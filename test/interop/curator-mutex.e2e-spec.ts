@@ -5,17 +5,17 @@
  */
 import { ZkLockClient } from '../../lib';
 import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from '../core/support/zk-admin';
-import { CuratorPeer } from '../support/peers';
+import { LockPeer } from '../support/peers';
 
 describe('Curator InterProcessMutex and our mutex on the same paths', () => {
   const root = testRoot('interop-curator');
-  let curator: CuratorPeer;
+  let curator: LockPeer;
   let ours: ZkLockClient;
   let later: ZkLockClient;
   let admin: ZkAdmin;
 
   beforeAll(async () => {
-    curator = await CuratorPeer.start(zkConnectFromEnv());
+    curator = await LockPeer.curator(zkConnectFromEnv());
     ours = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
     later = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
     admin = await ZkAdmin.connect(zkConnectFromEnv());

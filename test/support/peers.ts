@@ -1,7 +1,8 @@
 /**
  * The real peers the interop tests run against, from Debian's packages, installed by this
  * tooling when missing (as ZooKeeper is): Apache Curator 5.4 (libcurator-recipes-java, on the
- * machine's Java 17). The peer programs are ours, under test/interop/peers/.
+ * machine's Java 17) and kazoo 2.8 (python3-kazoo, for Debian's /usr/bin/python3). The peer
+ * programs are ours, under test/interop/peers/.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { installDebianPackage } from './zookeeper';
 
 const JAVA_DIR = '/usr/share/java';
+const PEERS = join(__dirname, '..', 'interop', 'peers');
 const CURATOR_JARS = [
   'curator-recipes',
   'curator-framework',
@@ -42,8 +44,25 @@ export interface PeerEvent {
 
 export type PeerLockKind = 'mutex' | 'read' | 'write' | 'lease';
 
-/** A Curator peer process (test/interop/peers/CuratorPeer.java) driven by line commands. */
-export class CuratorPeer {
+const KAZOO = '/usr/lib/python3/dist-packages/kazoo/__init__.py';
+
+/** Debian's python3 with kazoo (not a python3 that comes first on PATH, e.g. pyenv's). */
+export function kazooPython(): string {
+  if (!existsSync(KAZOO)) {
+    installDebianPackage(
+      'python3-kazoo',
+      KAZOO,
+      'kazoo not found: install it (Debian/Ubuntu: `sudo apt-get install python3-kazoo`).',
+    );
+  }
+  return '/usr/bin/python3';
+}
+
+/**
+ * A peer process (test/interop/peers/CuratorPeer.java or kazoo_peer.py) driven by line commands:
+ * "acquire <id> <kind> <path> [maxLeases]", "release <id>", "quit"; it answers JSON lines.
+ */
+export class LockPeer {
   readonly events: PeerEvent[] = [];
   private readonly listeners = new Set<() => void>();
 
@@ -55,12 +74,20 @@ export class CuratorPeer {
     });
   }
 
-  static async start(connectionString: string): Promise<CuratorPeer> {
-    const source = join(__dirname, '..', 'interop', 'peers', 'CuratorPeer.java');
-    const child = spawn('java', ['-cp', curatorClasspath(), source, connectionString], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const peer = new CuratorPeer(child);
+  /** Apache Curator in its own JVM (a single-file Java program). */
+  static curator(connectionString: string): Promise<LockPeer> {
+    const source = join(PEERS, 'CuratorPeer.java');
+    return LockPeer.start('java', ['-cp', curatorClasspath(), source, connectionString]);
+  }
+
+  /** kazoo in its own Python process. */
+  static kazoo(connectionString: string): Promise<LockPeer> {
+    return LockPeer.start(kazooPython(), [join(PEERS, 'kazoo_peer.py'), connectionString]);
+  }
+
+  private static async start(command: string, args: string[]): Promise<LockPeer> {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const peer = new LockPeer(child);
     // A JVM compiling the source on a loaded machine can take a while to start.
     await peer.next((e) => e.event === 'ready', 120_000);
     return peer;
@@ -78,7 +105,7 @@ export class CuratorPeer {
   /** Resolves once the hold `id` has been acquired. */
   acquired(id: string, timeoutMs?: number): Promise<PeerEvent> {
     return this.next((e) => e.id === id && e.event !== 'released', timeoutMs).then((e) => {
-      if (e.event === 'error') throw new Error(`Curator peer failed ${id}: ${e.message}`);
+      if (e.event === 'error') throw new Error(`peer failed ${id}: ${e.message}`);
       return e;
     });
   }
@@ -102,11 +129,11 @@ export class CuratorPeer {
       };
       const onExit = (): void => {
         cleanup();
-        reject(new Error('the Curator peer exited before the expected event'));
+        reject(new Error('the peer exited before the expected event'));
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`the Curator peer sent no matching event in ${timeoutMs} ms`));
+        reject(new Error(`the peer sent no matching event in ${timeoutMs} ms`));
       }, timeoutMs);
       const cleanup = (): void => {
         clearTimeout(timer);

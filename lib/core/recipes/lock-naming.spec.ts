@@ -25,6 +25,28 @@ describe('lock naming (Curator-compatible)', () => {
     expect(sequenceOf('foreign')).toBe(-1);
   });
 
+  it("orders peers' nodes by their sequence too: Curator's unprotected names and kazoo's", () => {
+    const names = [
+      '_c_ours-lock-0000000005',
+      '1f2e3d4c5b6a79880716253443526170__lock__0000000004',
+      'lock-0000000006',
+      '0a0b0c0d0e0f10111213141516171819__rlock__0000000002',
+      '_c_ours-lock-0000000003',
+    ];
+    expect(sortContenders(names)).toEqual([
+      '0a0b0c0d0e0f10111213141516171819__rlock__0000000002',
+      '_c_ours-lock-0000000003',
+      '1f2e3d4c5b6a79880716253443526170__lock__0000000004',
+      '_c_ours-lock-0000000005',
+      'lock-0000000006',
+    ]);
+    expect(sequenceOf('1f2e3d4c5b6a79880716253443526170__lock__0000000004')).toBe(4);
+    expect(positionOf(names, '_c_ours-lock-0000000005', new Set())).toEqual({
+      predecessor: '1f2e3d4c5b6a79880716253443526170__lock__0000000004',
+      ahead: 3,
+    });
+  });
+
   it('finds our node by its protected uuid prefix only', () => {
     const children = ['_c_abc-lock-0000000001', '_c_abcd-lock-0000000002'];
     expect(findOwnNode(children, 'abcd')).toBe('_c_abcd-lock-0000000002');

@@ -15,7 +15,17 @@ export function nodeNamePrefix(uuid: string): string {
   return protectedPrefix(uuid) + LOCK_NAME;
 }
 
+/** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
+const KAZOO_NAME = /__r?lock__(\d{10})$/;
+
+/**
+ * What a child sorts by: the digits after the last "lock-" (Curator, protected or not, and us),
+ * or after kazoo's `__lock__`/`__rlock__`, so every peer's node takes its place by sequence;
+ * any other name sorts by the whole name, as in Curator.
+ */
 export function sortKey(name: string): string {
+  const kazoo = KAZOO_NAME.exec(name);
+  if (kazoo) return kazoo[1];
   const i = name.lastIndexOf(LOCK_NAME);
   return i >= 0 ? name.slice(i + LOCK_NAME.length) : name;
 }
