@@ -45,12 +45,10 @@ export class Contender {
   name?: string;
   sequence = -1;
   lockNodeCzxid = 0n;
-  /** undefined: not known yet; null: first in line. */
-  predecessor: string | null | undefined = undefined;
-  ahead = 0;
+  private _predecessor: string | null | undefined = undefined;
+  private _ahead = 0;
   state: ContenderState = 'new';
-  /** Set by the queue when this node holds the lock (then we watch our own node). */
-  holding = false;
+  private _holding = false;
   /** How many callers this node has served (the fencing token's low bits). */
   generation = 0;
   private syncing = false;
@@ -67,6 +65,36 @@ export class Contender {
   private predecessorWatch?: { path: string; watcher: (event: { name: string }) => void };
 
   constructor(private readonly ctx: ContenderContext) {}
+
+  /** undefined: not known yet; null: first in line. Learned from listings and watches only. */
+  get predecessor(): string | null | undefined {
+    return this._predecessor;
+  }
+
+  /** How many nodes ahead keep it from holding (for timeouts' messages and the shortcut). */
+  get ahead(): number {
+    return this._ahead;
+  }
+
+  /** Whether the queue granted the lock on this node (then we watch our own node). */
+  get holding(): boolean {
+    return this._holding;
+  }
+
+  /** The queue granted the lock on this node, or released it. */
+  setHolding(holding: boolean): void {
+    this._holding = holding;
+  }
+
+  /**
+   * Our own node `name` right ahead was released by this process: if it was our predecessor we
+   * are first now, without a round trip (sequence numbers only grow).
+   */
+  predecessorReleased(name: string): void {
+    if (this._predecessor !== name) return;
+    this._predecessor = null;
+    this._ahead = 0;
+  }
 
   /** The waiter gave up (or the session went) while we were busy. */
   get abandoned(): boolean {
@@ -271,13 +299,13 @@ export class Contender {
       wanted: () => !this.abandoned,
       busy: (children) => {
         // Not queued, but busy: a try gives up, a waiter's timeout counts who is ahead.
-        this.predecessor = children[children.length - 1];
-        this.ahead = children.length;
+        this._predecessor = children[children.length - 1];
+        this._ahead = children.length;
         this.ctx.onPosition(this);
       },
     });
-    this.predecessor = undefined;
-    this.ahead = 0;
+    this._predecessor = undefined;
+    this._ahead = 0;
     return !this.abandoned;
   }
 
@@ -292,8 +320,8 @@ export class Contender {
     this.lockNodeCzxid = listing.czxid;
     const position = this.ctx.driver.position(listing.children, this.name, this.ignored(listing));
     if (!position) return this.ctx.onVanished(this);
-    this.predecessor = position.predecessor;
-    this.ahead = position.ahead;
+    this._predecessor = position.predecessor;
+    this._ahead = position.ahead;
     if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
     this.ctx.onPosition(this);
   }
@@ -350,8 +378,8 @@ export class Contender {
   private predecessorGone(predecessor: string): void {
     if (this.state !== 'queued' || this.holding || this.predecessor !== predecessor) return;
     if (this.ahead === 1) {
-      this.predecessor = null;
-      this.ahead = 0;
+      this._predecessor = null;
+      this._ahead = 0;
       this.ctx.onPosition(this);
     } else {
       void this.resync();

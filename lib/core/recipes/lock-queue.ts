@@ -144,16 +144,11 @@ export class LockQueue implements ContenderContext {
       this.host.onReleased(lock);
       return this.pump();
     }
-    node.holding = false;
+    node.setHolding(false);
     if (node.name) {
       this.remember(node.name);
       // Our next caller queued right behind the released node is first now: no round trip.
-      for (const w of this.waiters) {
-        if (w.contender?.predecessor === node.name) {
-          w.contender.predecessor = null;
-          w.contender.ahead = 0;
-        }
-      }
+      for (const w of this.waiters) w.contender?.predecessorReleased(node.name);
     }
     // Callers of its batch that cannot be served on this node (lost, generations used up) requeue.
     for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
@@ -341,7 +336,7 @@ export class LockQueue implements ContenderContext {
       (l, e) => this.host.onLost(l, e),
     );
     this.holder = lock;
-    contender.holding = true;
+    contender.setHolding(true);
     // Someone listens for lost locks, or the node will serve more callers of its batch: watch
     // it for deletion by others (else on demand).
     if (this.host.watchesLoss || this.waiters.some((w) => w.contender === contender)) {

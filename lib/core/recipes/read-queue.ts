@@ -205,7 +205,7 @@ export class ReadQueue implements ContenderContext {
     const token = fencingToken(node.lockNodeCzxid, node.sequence);
     const locks = this.holding.get(node) ?? new Set<HeldLock>();
     this.holding.set(node, locks);
-    node.holding = true;
+    node.setHolding(true);
     if (this.host.watchesLoss) node.watchSelf();
     for (const w of members) {
       this.finish(w);
@@ -228,7 +228,7 @@ export class ReadQueue implements ContenderContext {
     locks?.delete(lock);
     if (locks && locks.size > 0) return this.host.onReleased(lock);
     this.holding.delete(node);
-    node.holding = false;
+    node.setHolding(false);
     if (node.name) this.remember(node.name);
     this.pending++;
     this.pump(); // readers waiting for a node of their own can have one now
