@@ -134,8 +134,12 @@ export class Contender {
     this.state = 'creating';
     const session = await this.ctx.connection.ready();
     this.session = session;
+    // A create whose reply was lost and that recovery did not find: the node may still show up
+    // (a lagging member answered the recovery). Then even a waiter that gave up creates once
+    // more, to list after it and delete every node with our uuid (docs/design.md §1.5).
+    let inDoubt = false;
     for (;;) {
-      if (this.abandoned) return;
+      if (this.abandoned && !inDoubt) return;
       const prefix = `${this.ctx.lockPath}/${this.ctx.driver.nodeNamePrefix(this.uuid)}`;
       // Sent in the same tick: one round trip, and the listing already contains our node. No
       // watch on the lock node (docs/design.md §1): a child watch would notify every node that
@@ -148,6 +152,7 @@ export class Contender {
         path = await created;
       } catch (err) {
         if (isNoNode(err)) {
+          if (this.abandoned) return; // the leader had no lock path: no node of ours either
           this.ctx.onDirsCreated(await ensureLockPath(session, this.ctx.lockPath));
           continue;
         }
@@ -159,10 +164,16 @@ export class Contender {
         }
         if (!isInDoubt(err)) throw err;
         if (await this.recover(session)) return;
+        inDoubt = true;
         continue;
       }
       this.adopt(path.slice(path.lastIndexOf('/') + 1));
-      if (this.abandoned) return this.remove(); // its batch gave up while it was created
+      if (this.abandoned) {
+        // Its batch gave up while it was created. A listing sent after this create was applied
+        // shows every earlier node of ours: recovery deletes them all, this one included.
+        if (inDoubt) return void (await this.recover(session));
+        return this.remove();
+      }
       if (pastSequenceGuard(this.sequence)) {
         if (await this.leaveForSequenceReset(session)) continue;
         return;
