@@ -1,12 +1,11 @@
 /**
  * Issue #12 findings 3 and 4, with one client cut off from ZooKeeper by a TCP proxy while the
- * server and the other clients go on:
+ * server and the other process (a lock-agent) go on:
  * 3. a batch hands the lock on after a reconnect only once its node is confirmed to exist (an
  *    operator may have deleted it meanwhile, and a remote process taken the lock);
  * 4. a holder whose session is lost, and whose handler ignores the signal, does not keep remote
  *    processes waiting: its process queues again only once that handler has released.
  */
-import { LockHandle } from '../../lib';
 import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
 import { eventually } from './support/zk-admin';
@@ -35,7 +34,7 @@ describe('a client cut off from ZooKeeper', () => {
       connectionString: proxy.connectionString,
       sessionTimeoutMs: 20_000,
     });
-    const remote = await zk.connect({ sessionTimeoutMs: 20_000 });
+    const remote = await zk.startAgent();
     // Two callers of one tick share one node; the first holds, and the node watches itself.
     const [first, second] = [cut.acquire(path), cut.acquire(path)];
     const firstLock = await first;
@@ -44,7 +43,7 @@ describe('a client cut off from ZooKeeper', () => {
     proxy.block();
     await eventually('the client saw the disconnect', () => firstLock.state === 'uncertain');
     await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
-    const remoteLock = await remote.acquire(path, { waitTimeoutMs: 10_000 });
+    const remoteToken = await remote.acquire(path, 10_000);
     await firstLock.release(); // the batch's next caller must wait for the reconnect
     const secondDone = settled(second);
     proxy.unblock();
@@ -54,16 +53,16 @@ describe('a client cut off from ZooKeeper', () => {
       return secondDone() || (await zk.admin.children(path)).length === 2;
     });
     expect(secondDone()).toBe(false); // not while the remote holds
-    await remoteLock.release();
+    await remote.release(path);
     const secondLock = await second;
-    expect(secondLock.fencingToken).toBeGreaterThan(remoteLock.fencingToken);
+    expect(secondLock.fencingToken).toBeGreaterThan(remoteToken);
     await secondLock.release();
   });
 
   it('finding 4: a lost holder that ignores its signal lets remote processes in after the session timeout', async () => {
     const path = `${zk.root}/lost-holder`;
     const cut = await zk.connect({ connectionString: proxy.connectionString });
-    const remote = await zk.connect({ sessionTimeoutMs: 30_000 });
+    const remote = await zk.startAgent();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let holderSignal: AbortSignal | undefined;
@@ -87,17 +86,23 @@ describe('a client cut off from ZooKeeper', () => {
       30_000,
     );
     // The handler still runs. A remote process must get the lock without waiting for it.
-    let remoteLock: LockHandle | undefined;
+    let remoteToken: bigint | undefined;
+    let handlerDone = false;
+    void holding.then(
+      () => (handlerDone = true),
+      () => (handlerDone = true),
+    );
     try {
-      remoteLock = await remote.acquire(path, { waitTimeoutMs: 30_000 });
+      remoteToken = await remote.acquire(path, 30_000);
+      expect(handlerDone).toBe(false);
       expect(holderSignal!.aborted).toBe(true);
     } finally {
-      await remoteLock?.release();
+      if (remoteToken !== undefined) await remote.release(path);
       release();
     }
     await holding;
     const waited = await waiter;
-    expect(waited.fencingToken).toBeGreaterThan(remoteLock!.fencingToken);
+    expect(waited.fencingToken).toBeGreaterThan(remoteToken!);
     await waited.release();
   });
 });
