@@ -6,6 +6,7 @@
  * 4. a holder whose session is lost, and whose handler ignores the signal, does not keep remote
  *    processes waiting: its process queues again only once that handler has released.
  */
+import { fourLetterWord } from '../support/zookeeper';
 import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
 import { eventually } from './support/zk-admin';
@@ -18,6 +19,12 @@ describe('a client cut off from ZooKeeper', () => {
     proxy = await TcpProxy.start(zk.server.members[0].clientPort);
   });
   afterEach(() => proxy.close());
+
+  /** Whether the server has a watch of session `sessionId` (hex) on `path` (four-letter word wchc). */
+  const watching = async (sessionId: string, path: string): Promise<boolean> => {
+    const text = await fourLetterWord(zk.server.members[0].clientPort, 'wchc');
+    return text.split(/\n(?=0x)/).some((s) => s.startsWith(`0x${sessionId}\n`) && s.includes(path));
+  };
 
   const settled = (promise: Promise<unknown>): (() => boolean) => {
     let done = false;
@@ -49,6 +56,49 @@ describe('a client cut off from ZooKeeper', () => {
     proxy.unblock();
     await eventually('the cut-off client is back', () => cut.state === 'RECONNECTED');
     // Either the second caller is (wrongly) granted, or it queues a node of its own behind the remote.
+    await eventually('the second caller was granted or queued again', async () => {
+      return secondDone() || (await zk.admin.children(path)).length === 2;
+    });
+    expect(secondDone()).toBe(false); // not while the remote holds
+    await remote.release(path);
+    const secondLock = await second;
+    expect(secondLock.fencingToken).toBeGreaterThan(remoteToken);
+    await secondLock.release();
+  });
+
+  it('finding 3: a self-check that timed out on a live socket is asked again before a batch hands on', async () => {
+    const path = `${zk.root}/check-timed-out`;
+    const GET_DATA = 4;
+    const remote = await zk.startAgent();
+    await remote.acquire(path);
+    const [remoteNode] = await zk.admin.children(path);
+    const cut = await zk.connect({
+      connectionString: proxy.connectionString,
+      sessionTimeoutMs: 20_000,
+      requestTimeoutMs: 500,
+    });
+    // Two callers of one tick share one node, queued behind the remote holder.
+    const [first, second] = [cut.acquire(path), cut.acquire(path)];
+    await eventually('our node watches the remote one', () =>
+      watching(cut.sessionId, `${path}/${remoteNode}`),
+    );
+    const [node] = (await zk.admin.children(path)).filter((c) => c !== remoteNode);
+    // From now on nothing the cut-off client sends reaches the server, but its socket stays up
+    // and it still hears the server: the remote's release makes our node first.
+    proxy.holdRequests();
+    await remote.release(path);
+    const firstLock = await first; // and the self-check of the batch's node is held
+    await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
+    const remoteToken = await remote.acquire(path, 10_000);
+    await firstLock.release();
+    const secondDone = settled(second);
+    // The held self-check times out; then either the second caller is (wrongly) granted, or the
+    // client asks the server again (a second getData, held too).
+    await eventually(
+      'the second caller was granted, or the node is checked again',
+      () => secondDone() || proxy.heldOps.filter((op) => op === GET_DATA).length >= 2,
+    );
+    proxy.releaseRequests();
     await eventually('the second caller was granted or queued again', async () => {
       return secondDone() || (await zk.admin.children(path)).length === 2;
     });

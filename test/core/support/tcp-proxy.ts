@@ -2,13 +2,19 @@
  * A TCP proxy on 127.0.0.1 in front of one ZooKeeper server, for tests that cut one client off
  * while the server and every other client go on: block() drops the client's connections and
  * refuses new ones (the client sees a disconnect, its session lives on the server until it
- * expires), unblock() lets it reconnect.
+ * expires), unblock() lets it reconnect. holdRequests() keeps the connections up but holds what
+ * clients send (the server answers nothing, the socket stays live) until releaseRequests().
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private blocked = false;
+  private holding = false;
+  /** Frames held per upstream socket, in order. */
+  private readonly held = new Map<Socket, Buffer[]>();
+  /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
+  readonly heldOps: number[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -43,6 +49,17 @@ export class TcpProxy {
     this.blocked = false;
   }
 
+  holdRequests(): void {
+    this.holding = true;
+  }
+
+  releaseRequests(): void {
+    this.holding = false;
+    this.heldOps.length = 0;
+    for (const [upstream, frames] of this.held) for (const frame of frames) upstream.write(frame);
+    this.held.clear();
+  }
+
   close(): Promise<void> {
     this.block();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -60,7 +77,22 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
     upstream.pipe(client);
+    // Client to server frame by frame (an int32 length, then the record), so they can be held.
+    let pending = Buffer.alloc(0);
+    let handshake = true; // a connection's first frame is the ConnectRequest, without a header
+    client.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const frame = pending.subarray(0, 4 + pending.readInt32BE(0));
+        pending = pending.subarray(frame.length);
+        if (!this.holding) upstream.write(frame);
+        else {
+          if (!handshake) this.heldOps.push(frame.readInt32BE(8));
+          this.held.set(upstream, [...(this.held.get(upstream) ?? []), frame]);
+        }
+        handshake = false;
+      }
+    });
   }
 }
