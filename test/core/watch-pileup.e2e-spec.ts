@@ -1,13 +1,14 @@
 /**
- * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) must not
- * leave their watch callbacks behind in node-zookeeper-client: 200 tries against a long hold
- * leave at most one callback on the watched node, no MaxListenersExceededWarning, and the
- * server's watch count stays bounded.
+ * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) and
+ * reconnects must not leave watch callbacks behind in node-zookeeper-client: 200 tries against a
+ * long hold leave at most one callback on the watched node, no MaxListenersExceededWarning, and
+ * the server's watch count stays bounded; so do 10 reconnects of a waiting client.
  */
-import { ZkLockClient } from '../../lib';
+import { ConnectionState, ZkLockClient } from '../../lib';
 import { mntr } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';
-import { clientPortOf, zkConnectFromEnv } from './support/zk-admin';
+import { TcpProxy } from './support/tcp-proxy';
+import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 /** Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter). */
 function dataCallbacks(client: ZkLockClient, path: string): number {
@@ -44,6 +45,44 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
     } finally {
       await client.close();
       await agent.release(zk.root + '/hold');
+    }
+  });
+
+  it('10 reconnects of a waiting client leave one callback on the node it watches', async () => {
+    const path = `${zk.root}/reconnects`;
+    const agent = await zk.startAgent();
+    await agent.acquire(path);
+    const [holderNode] = await zk.admin.children(path);
+    const watched = `${path}/${holderNode}`;
+    const port = clientPortOf(zkConnectFromEnv());
+    const proxy = await TcpProxy.start(port);
+    const client = await ZkLockClient.connect({ connectionString: proxy.connectionString });
+    const states: ConnectionState[] = [];
+    client.on('state', (state: ConnectionState) => states.push(state));
+    try {
+      const before = (await mntr(port)).zk_watch_count;
+      const waiting = client.acquire(path); // waits behind the agent, watching its node
+      void waiting.catch(() => undefined); // rejected by close() if a check below fails
+      await eventually('the waiter watches the holder', () => dataCallbacks(client, watched) === 1);
+      for (let i = 1; i <= 10; i++) {
+        proxy.block();
+        await eventually('the client is suspended', () => states.length === 2 * i - 1);
+        proxy.unblock();
+        await eventually('the same session is back', () => states[2 * i - 1] === 'RECONNECTED');
+        // In order on the session: the waiter's listing after the reconnect, and its watch.
+        await client.inspect(path);
+        await client.inspect(path);
+      }
+      expect(states.filter((s) => s === 'RECONNECTED')).toHaveLength(10);
+      expect(dataCallbacks(client, watched)).toBeLessThanOrEqual(1);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      const after = (await mntr(port)).zk_watch_count;
+      expect(after - before).toBeLessThanOrEqual(2);
+      await agent.release(path);
+      await (await waiting).release();
+    } finally {
+      await client.close();
+      await proxy.close();
     }
   });
 });
