@@ -26,7 +26,11 @@ export interface ZkLockClientOptions {
 }
 
 export interface AcquireOptions {
-  /** Give up with LockTimeoutError after this long. Default: wait forever. */
+  /**
+   * Give up with LockTimeoutError after this long; 0 tries once (the lock if it is free now).
+   * At most 2^31-1 ms (a Node timer's limit): larger, negative or NaN values are an
+   * InvalidLockOptionsError before any request. Default: wait forever.
+   */
   waitTimeoutMs?: number;
   /** Abort the wait (LockAbortedError). */
   signal?: AbortSignal;
