@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionState } from '../types';
-import { ZooKeeperUnavailableError } from '../errors';
+import { ZooKeeperAuthFailedError, ZooKeeperUnavailableError } from '../errors';
 import { ZkSession, ZkSessionOptions } from './zk-session';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
@@ -19,6 +19,8 @@ export class ZkConnection extends EventEmitter {
   private hadSession = false;
   /** The current session replaces one lost because this process stalled, and is not up yet. */
   afterStall = false;
+  /** Set when the servers refused our credentials: no new session is tried (it would fail too). */
+  failure?: ZooKeeperAuthFailedError;
 
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
@@ -32,12 +34,9 @@ export class ZkConnection extends EventEmitter {
     try {
       await connection.session.waitConnected(options.connectTimeoutMs);
     } catch {
+      const session = connection.session;
       await connection.close();
-      throw new ZooKeeperUnavailableError(
-        options.connectionString,
-        options.connectTimeoutMs,
-        'a session request',
-      );
+      throw connection.failure ?? connection.unavailable(session, options.connectTimeoutMs);
     }
     return connection;
   }
@@ -54,16 +53,24 @@ export class ZkConnection extends EventEmitter {
   /** The current session once it is connected. */
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
     const session = this.session;
+    if (this.failure) throw this.failure;
     await session.waitConnected(timeoutMs).catch(() => {
+      if (this.failure) throw this.failure;
       if (this.session !== session && !this.closed) return; // replaced meanwhile: retry below
-      throw new ZooKeeperUnavailableError(
-        this.options.connectionString,
-        timeoutMs,
-        'a session request',
-      );
+      throw this.unavailable(session, timeoutMs);
     });
     if (this.session !== session) return this.ready(timeoutMs);
     return session;
+  }
+
+  /** No session in time; with the reason when a TLS handshake was refused. */
+  private unavailable(session: ZkSession, timeoutMs: number): ZooKeeperUnavailableError {
+    return new ZooKeeperUnavailableError(
+      this.options.connectionString,
+      timeoutMs,
+      'a session request',
+      session.lastFailure,
+    );
   }
 
   async close(): Promise<void> {
@@ -87,7 +94,9 @@ export class ZkConnection extends EventEmitter {
       if (this.closed) return;
       this.setState('LOST');
       this.afterStall = session.lostToStall;
+      this.failure = session.authFailure;
       this.emit('session-lost', session, reason);
+      if (this.failure) return; // the same credentials would be refused again: never retry
       this.session = this.newSession();
       this.emit('session', this.session);
     });
