@@ -123,14 +123,15 @@ export class ZkCredentials {
 
   /** node:tls options to open a socket to `server`; the key is inside the SecureContext. */
   tlsOptions(server: { host: string; port: number }): ConnectionOptions {
-    const tls = this.#tls ?? {};
+    const { servername, rejectUnauthorized, checkServerIdentity } = this.#tls ?? {};
+    // Only the keys that are set: node:tls asserts on `checkServerIdentity: undefined`.
     return {
       host: server.host,
       port: server.port,
       secureContext: this.#secureContext,
-      servername: tls.servername,
-      rejectUnauthorized: tls.rejectUnauthorized,
-      checkServerIdentity: tls.checkServerIdentity,
+      ...(servername !== undefined && { servername }),
+      ...(rejectUnauthorized !== undefined && { rejectUnauthorized }),
+      ...(checkServerIdentity !== undefined && { checkServerIdentity }),
     };
   }
 
