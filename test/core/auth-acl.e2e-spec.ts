@@ -5,6 +5,8 @@
  * with ZooKeeperAuthFailedError and no retry; credentials are sent again on every connection.
  */
 import { createHash } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   InvalidLockOptionsError,
   LockAccessDeniedError,
@@ -228,42 +230,42 @@ describe('servers that refuse the credentials (AUTH_FAILED)', () => {
 });
 
 describe('credentials on every connection and every session', () => {
-  const SESSION_MS = 4_000;
   let server: ZooKeeperServer;
   const root = testRoot('auth-sessions');
-  let locks: ZkLockClient;
+  const clients: ZkLockClient[] = [];
 
-  beforeAll(async () => {
-    server = await ZooKeeperServer.start();
-    locks = await ZkLockClient.connect({
+  /** A creator-only client whose lock path exists, and the connection states it reports. */
+  const client = async (sessionTimeoutMs: number) => {
+    const locks = await ZkLockClient.connect({
       connectionString: server.connectionString,
-      sessionTimeoutMs: SESSION_MS,
+      sessionTimeoutMs,
       connectTimeoutMs: 30_000,
       namespace: root,
       auth: CREDENTIALS,
       acl: 'creator',
       parentCleanupDelayMs: 60_000,
     });
+    clients.push(locks);
+    const states: string[] = [];
+    locks.on('state', (s) => states.push(s));
     await locks.withLock('/locks/a', () => undefined); // the creator-only path exists now
-  });
+    return { locks, states };
+  };
+
+  beforeAll(async () => (server = await ZooKeeperServer.start()));
 
   afterAll(async () => {
     server.members[0].resume();
-    await locks?.close();
+    await Promise.allSettled(clients.map((c) => c.close()));
     const admin = await ZkAdmin.connect(server.connectionString, 30_000, [CREDENTIALS]);
     await admin.removeTree(root);
     admin.close();
     await server.stop();
   });
 
-  const states: string[] = [];
-  beforeEach(() => {
-    states.length = 0;
-    locks.on('state', (s) => states.push(s));
-  });
-  afterEach(() => locks.removeAllListeners('state'));
-
   it('a new connection of the same session (server restarted) authenticates again', async () => {
+    // A long session, so that it survives the restart even on a slow machine.
+    const { locks, states } = await client(30_000);
     const session = locks.sessionId;
     await server.members[0].stop();
     server.members[0].start();
@@ -277,6 +279,7 @@ describe('credentials on every connection and every session', () => {
   });
 
   it('a new session after LOST authenticates again', async () => {
+    const { locks, states } = await client(4_000);
     const session = locks.sessionId;
     server.members[0].pause();
     try {
@@ -289,5 +292,44 @@ describe('credentials on every connection and every session', () => {
     await locks.withLock('/locks/a', (lock) => expect(lock.state).toBe('held'), {
       waitTimeoutMs: 30_000,
     });
+  });
+});
+
+describe('servers that start refusing the credentials while the client runs', () => {
+  let server: ZooKeeperServer;
+  const root = testRoot('auth-revoked');
+
+  beforeAll(async () => (server = await ZooKeeperServer.start()));
+  afterAll(() => server.stop());
+
+  it('the reconnect gets AUTH_FAILED: holders lose their locks, callers get ZooKeeperAuthFailedError, no retry', async () => {
+    const locks = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      sessionTimeoutMs: 10_000,
+      namespace: root,
+      auth: CREDENTIALS,
+    });
+    try {
+      const lock = await locks.acquire('/locks/a');
+      // Restart the server without the digest provider (within the session timeout).
+      const member = server.members[0];
+      await member.stop();
+      appendFileSync(
+        join(member.dataDir, 'zoo.cfg'),
+        'DigestAuthenticationProvider.enabled=false\n',
+      );
+      member.start();
+      await member.waitServing();
+      await eventually('the held lock is lost', () => lock.state === 'lost', 30_000);
+      await expect(locks.acquire('/locks/b', { waitTimeoutMs: 30_000 })).rejects.toBeInstanceOf(
+        ZooKeeperAuthFailedError,
+      );
+      const port = member.clientPort;
+      const requests = (await mntr(port)).zk_connection_request_count;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await mntr(port)).zk_connection_request_count).toBe(requests);
+    } finally {
+      await locks.close();
+    }
   });
 });

@@ -1,6 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionState } from '../types';
-import { ZooKeeperAuthFailedError, ZooKeeperUnavailableError } from '../errors';
+import {
+  InvalidLockOptionsError,
+  ZooKeeperAuthFailedError,
+  ZooKeeperUnavailableError,
+} from '../errors';
 import { ZkSession, ZkSessionOptions } from './zk-session';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
@@ -30,7 +34,18 @@ export class ZkConnection extends EventEmitter {
 
   /** Connects the first session; ZooKeeperUnavailableError if none within connectTimeoutMs. */
   static async open(options: ZkConnectionOptions): Promise<ZkConnection> {
-    const connection = new ZkConnection(options);
+    let connection: ZkConnection;
+    try {
+      connection = new ZkConnection(options);
+    } catch (err) {
+      // node-zookeeper-client asserts on the connection string (empty, a bad chroot path).
+      throw new InvalidLockOptionsError(
+        'ZkLockClient.connect',
+        `connectionString ${JSON.stringify(options.connectionString)} cannot be used ` +
+          `(${(err as Error).message})`,
+        'Give "host:port,host:port", optionally followed by a chroot path such as "/app"',
+      );
+    }
     try {
       await connection.session.waitConnected(options.connectTimeoutMs);
     } catch {

@@ -75,7 +75,8 @@ export class ZkCredentials {
     if (acl !== 'open' && acl !== 'creator') {
       throw new InvalidLockOptionsError(
         SUBJECT,
-        `acl must be 'open' or 'creator', got ${JSON.stringify(acl)}`,
+        // Not echoed: a secret put in the wrong option must not reach a log either.
+        "acl must be 'open' or 'creator' (the value given is not shown)",
         "Use 'creator' so that only this client's identity may change or delete its nodes",
       );
     }
