@@ -88,6 +88,7 @@ describe("acl: 'creator' with auth", () => {
         NO_AUTH,
       );
       expect(await codeOf(anonymous.getData(nodePath))).toBe(NO_AUTH);
+      expect(await codeOf(anonymous.children(lockPath))).toBe(NO_AUTH);
       // Another process without credentials: a clear, documented error, no waiting.
       const intruder = await agent({});
       for (const op of ['acquire', 'tryAcquire'] as const) {

@@ -215,7 +215,11 @@ describe('credentials on every error path', () => {
   });
 
   it('NestJS bootstrap failures (unreachable, AUTH_FAILED) log no credentials', async () => {
-    for (const connectionString of [`127.0.0.1:${await freePort()}`, refusing.connectionString]) {
+    const cases = [
+      [`127.0.0.1:${await freePort()}`, 'ZooKeeperUnavailableError'],
+      [refusing.connectionString, 'ZooKeeperAuthFailedError'],
+    ];
+    for (const [connectionString, name] of cases) {
       const logger = new CapturingLogger();
       const error = await bootApp({ connectionString, connectTimeoutMs: 3_000 }, logger).then(
         async (app) => {
@@ -224,6 +228,7 @@ describe('credentials on every error path', () => {
         },
         (err) => err,
       );
+      expect((error as Error).name).toBe(name);
       expectCleanError(error, `bootstrap with ${connectionString}`);
       expectNoSecret(logger.lines.join('\n'), 'the bootstrap log');
     }
