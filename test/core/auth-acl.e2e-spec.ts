@@ -312,6 +312,8 @@ describe('servers that start refusing the credentials while the client runs', ()
     });
     try {
       const lock = await locks.acquire('/locks/a');
+      const lost: Error[] = [];
+      lock.on('lost', (error) => lost.push(error));
       // Restart the server without the digest provider (within the session timeout).
       const member = server.members[0];
       await member.stop();
@@ -321,7 +323,8 @@ describe('servers that start refusing the credentials while the client runs', ()
       );
       member.start();
       await member.waitServing();
-      await eventually('the held lock is lost', () => lock.state === 'lost', 30_000);
+      await eventually('the held lock is lost', () => lost.length > 0, 30_000);
+      expect(lost[0].message).toMatch(/refused this client's `auth` credentials \(AUTH_FAILED\)/);
       await expect(locks.acquire('/locks/b', { waitTimeoutMs: 30_000 })).rejects.toBeInstanceOf(
         ZooKeeperAuthFailedError,
       );

@@ -15,6 +15,11 @@ const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STAT
   number
 >;
 
+/** How a holder's loss reads when the servers refused our credentials (see authFailure). */
+export const AUTH_REFUSED =
+  "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
+  'fix them and connect a new client';
+
 export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
 
 export interface ZkSessionOptions {
