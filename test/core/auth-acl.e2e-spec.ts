@@ -77,6 +77,20 @@ describe("acl: 'creator' with auth", () => {
     }
   });
 
+  it('read/write and semaphore nodes get the same ACL', async () => {
+    const all = [{ id: digestId(CREDENTIALS), permission: ALL }];
+    await locks.writeLock('/rw').withLock(async () => {
+      const [node] = await owner.children(`${root}/rw`);
+      expect(await owner.acl(`${root}/rw/${node}`)).toEqual(all);
+    });
+    await locks.semaphore('/sem', { maxLeases: 2 }).withLease(async () => {
+      const [lease] = await owner.children(`${root}/sem/leases`);
+      for (const p of [`${root}/sem`, `${root}/sem/locks`, `${root}/sem/leases/${lease}`]) {
+        expect(await owner.acl(p)).toEqual(all);
+      }
+    });
+  });
+
   it('a client without credentials cannot delete or change our lock nodes, so it cannot steal the lock', async () => {
     const lock = await locks.acquire(path);
     try {
