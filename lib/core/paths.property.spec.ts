@@ -75,11 +75,12 @@ describe('validateLockPath (properties)', () => {
 
   it('never crashes on values that are not strings', () => {
     fc.assert(
-      fc.property(fc.anything(), (value) => {
+      fc.property(fc.oneof(fc.anything(), fc.constant({ toString: 0 })), (value) => {
         fc.pre(typeof value !== 'string');
         expect(() => validateLockPath(value)).toThrow(InvalidLockPathError);
       }),
     );
+    expect(() => validateLockPath(Object.create(null))).toThrow(/must be a string/);
   });
 });
 
@@ -103,6 +104,19 @@ describe('encodePathSegment (properties)', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('never crashes on any value (objects, symbols, values String() throws on)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.constant({ toString: 0 })), (value) => {
+        try {
+          encodePathSegment(value);
+        } catch (err) {
+          expect(err).toBeInstanceOf(InvalidLockPathError);
+        }
+      }),
+    );
+    expect(() => encodePathSegment(Object.create(null))).toThrow(/cannot be turned into text/);
   });
 
   it('turns numbers, booleans and bigints into their text', () => {

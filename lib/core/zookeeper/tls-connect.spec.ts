@@ -3,7 +3,7 @@ import { createServer, Server, TLSSocket, connect as tlsConnect } from 'node:tls
 import * as zookeeper from 'node-zookeeper-client';
 import type { ConnectFailure } from '../errors';
 import { makeTestCertificates, TestCertificates } from '../../../test/support/certs';
-import { describeTlsFailure, useTlsSockets } from './tls-connect';
+import { describeTlsFailure, refusedForGood, useTlsSockets } from './tls-connect';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
@@ -143,15 +143,17 @@ describe('describeTlsFailure', () => {
     Object.assign(new Error(`${code} happened\nsecond line`), { code });
 
   it.each([
-    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', true, /not trusted/, /tls\.ca/],
-    ['DEPTH_ZERO_SELF_SIGNED_CERT', true, /not trusted/, /tls\.ca/],
-    ['CERT_HAS_EXPIRED', true, /not valid now/, /Renew/],
-    ['ERR_TLS_CERT_ALTNAME_INVALID', true, /does not name "zk1"/, /tls\.servername/],
-    ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', true, /refused the handshake/, /tls\.cert/],
-    ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', false, /refused the handshake/, /tls\.cert/],
-    ['ECONNRESET', false, /before the handshake completed/, /secureClientPort/],
-    ['ECONNRESET', true, /zk1:2281 failed/, /ssl\.\*/],
-  ])('%s (handshake done: %s)', (code, secured, reason, hint) => {
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', true, /not trusted/, /tls\.ca/, true],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', true, /not trusted/, /tls\.ca/, true],
+    ['CERT_HAS_EXPIRED', true, /not valid now/, /Renew/, true],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', true, /does not name "zk1"/, /tls\.servername/, true],
+    ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', true, /refused the handshake/, /tls\.cert/, true],
+    ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', false, /refused the handshake/, /tls\.cert/, true],
+    ['ECONNREFUSED', false, /before the handshake completed/, /secureClientPort/, false],
+    ['ECONNRESET', false, /before the handshake completed/, /secureClientPort/, false],
+    ['ECONNRESET', true, /zk1:2281 failed/, /ssl\.\*/, false],
+  ])('%s (handshake done: %s)', (code, secured, reason, hint, forGood) => {
+    expect(refusedForGood(err(code))).toBe(forGood);
     const failure = describeTlsFailure(err(code), at, secured);
     expect(failure.reason).toMatch(reason);
     expect(failure.reason).toContain(`${code}: ${code} happened`);

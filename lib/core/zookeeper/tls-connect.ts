@@ -21,14 +21,14 @@ export interface ZkServerAddress {
  * - `secureConnect` instead of `connect`: the ConnectRequest is written once the handshake is
  *   done, and the client's connect timeout covers the handshake;
  * - `onFailure` hears why a handshake failed (see describeTlsFailure), for the error the caller
- *   gets when no session comes.
+ *   gets when no session comes, and whether that server refused for good (refusedForGood).
  * The steps mirror the original line by line; tls-connect.spec.ts fails if the installed
  * node-zookeeper-client's connect() no longer has the shape mirrored here.
  */
 export function useTlsSockets(
   cm: any,
   open: (server: ZkServerAddress) => TLSSocket,
-  onFailure: (failure: ConnectFailure) => void,
+  onFailure: (failure: ConnectFailure, server: ZkServerAddress, forGood: boolean) => void,
 ): void {
   cm.connect = function connectOverTls(): void {
     cm.setState(CM_STATES.CONNECTING);
@@ -44,7 +44,9 @@ export function useTlsSockets(
       socket.on('drain', cm.onSocketDrain.bind(cm));
       socket.on('close', cm.onSocketClosed.bind(cm));
       socket.on('error', cm.onSocketError.bind(cm));
-      socket.on('error', (err: Error) => onFailure(describeTlsFailure(err, server, secured)));
+      socket.on('error', (err: Error & { code?: string }) =>
+        onFailure(describeTlsFailure(err, server, secured), server, refusedForGood(err)),
+      );
     });
   };
 }
@@ -58,6 +60,21 @@ const UNTRUSTED_SERVER = new Set([
   'CERT_UNTRUSTED',
   'CERT_SIGNATURE_FAILURE',
 ]);
+
+/**
+ * A certificate check failed, on either side: trying the same server again cannot succeed until
+ * its certificate or our tls options change (a refused connection or a reset might).
+ */
+export function refusedForGood(err: { code?: string }): boolean {
+  const code = err.code ?? '';
+  return (
+    UNTRUSTED_SERVER.has(code) ||
+    code === 'CERT_HAS_EXPIRED' ||
+    code === 'CERT_NOT_YET_VALID' ||
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID' ||
+    (code.startsWith('ERR_SSL_') && code.includes('ALERT'))
+  );
+}
 
 /**
  * What a socket error on a TLS connection means, and what to change. Node reports certificate

@@ -46,12 +46,15 @@ export class ZkConnection extends EventEmitter {
         'Give "host:port,host:port", optionally followed by a chroot path such as "/app"',
       );
     }
+    const startedAt = Date.now();
     try {
       await connection.session.waitConnected(options.connectTimeoutMs);
     } catch {
       const session = connection.session;
       await connection.close();
-      throw connection.failure ?? connection.unavailable(session, options.connectTimeoutMs);
+      throw (
+        connection.failure ?? connection.unavailable(session, options.connectTimeoutMs, startedAt)
+      );
     }
     return connection;
   }
@@ -69,21 +72,30 @@ export class ZkConnection extends EventEmitter {
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
     const session = this.session;
     if (this.failure) throw this.failure;
+    const startedAt = Date.now();
     await session.waitConnected(timeoutMs).catch(() => {
       if (this.failure) throw this.failure;
       if (this.session !== session && !this.closed) return; // replaced meanwhile: retry below
-      throw this.unavailable(session, timeoutMs);
+      throw this.unavailable(session, timeoutMs, startedAt);
     });
     if (this.session !== session) return this.ready(timeoutMs);
     return session;
   }
 
-  /** No session in time; with the reason when a TLS handshake was refused. */
-  private unavailable(session: ZkSession, timeoutMs: number): ZooKeeperUnavailableError {
+  /**
+   * No session in time, with the reason when a TLS handshake failed. When every server refused
+   * it on a certificate check, the wait ended early (it could not succeed): say so.
+   */
+  private unavailable(
+    session: ZkSession,
+    timeoutMs: number,
+    startedAt: number,
+  ): ZooKeeperUnavailableError {
+    const refused = session.refusedEverywhere;
     return new ZooKeeperUnavailableError(
       this.options.connectionString,
-      timeoutMs,
-      'a session request',
+      refused ? Date.now() - startedAt : timeoutMs,
+      refused ? 'a session request (every server refused the TLS handshake)' : 'a session request',
       session.lastFailure,
     );
   }

@@ -54,6 +54,8 @@ export class ZkSession extends EventEmitter {
   authFailure?: ZooKeeperAuthFailedError;
   /** Why the last TLS connection attempt failed, until a session is connected. */
   lastFailure?: ConnectFailure;
+  /** Servers whose last TLS handshake failed a certificate check (see refusedEverywhere). */
+  private readonly refusedBy = new Set<string>();
   private readonly client: zookeeper.Client;
   private readonly clock: SessionClock;
   private readonly deadlines: RequestDeadlines;
@@ -94,7 +96,8 @@ export class ZkSession extends EventEmitter {
         this.client.connectionManager,
         (server) =>
           tlsConnect(this.credentials.tlsOptions({ ...server, port: Number(server.port) })),
-        (failure) => (this.lastFailure = failure),
+        (failure, server, forGood) =>
+          this.tlsFailed(failure, `${server.host}:${server.port}`, forGood),
       );
     }
     this.instrument(this.client.connectionManager);
@@ -160,17 +163,32 @@ export class ZkSession extends EventEmitter {
     });
   }
 
-  /** Resolves once connected; rejects when `timeoutMs` passes or the session ends first. */
+  /**
+   * Every server of the connection string refused the TLS handshake on a certificate check:
+   * waiting for a session cannot help until certificates or tls options change.
+   */
+  get refusedEverywhere(): boolean {
+    return (
+      this.refusedBy.size > 0 && this.refusedBy.size >= this.client.connectionManager.servers.length
+    );
+  }
+
+  /**
+   * Resolves once connected; rejects when `timeoutMs` passes, the session ends first, or every
+   * server refused the TLS handshake (refusedEverywhere).
+   */
   waitConnected(timeoutMs: number): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
-    if (!this.alive) return Promise.reject(this.goneError('connect', '/'));
+    if (!this.alive || this.refusedEverywhere)
+      return Promise.reject(this.goneError('connect', '/'));
     return new Promise((resolve, reject) => {
       const done = (err?: Error): void => {
         clearTimeout(timer);
         this.off('connected', onOk)
           .off('reconnected', onOk)
           .off('lost', onGone)
-          .off('closed', onGone);
+          .off('closed', onGone)
+          .off('refused', onGone);
         if (err) reject(err);
         else resolve();
       };
@@ -189,7 +207,19 @@ export class ZkSession extends EventEmitter {
         timeoutMs,
       );
       this.on('connected', onOk).on('reconnected', onOk).on('lost', onGone).on('closed', onGone);
+      this.on('refused', onGone);
     });
+  }
+
+  /** A TLS attempt failed; a certificate check failing on every server ends waits at once. */
+  private tlsFailed(failure: ConnectFailure, server: string, forGood: boolean): void {
+    this.lastFailure = failure;
+    if (!forGood) {
+      this.refusedBy.delete(server);
+      return;
+    }
+    this.refusedBy.add(server);
+    if (this.refusedEverywhere) this.emit('refused');
   }
 
   // ---- requests -------------------------------------------------------------------------
@@ -347,6 +377,7 @@ export class ZkSession extends EventEmitter {
       this.clock.connected(this.client.getSessionTimeout());
       if (this.clock.stale) this.probe(); // a handshake answered after a stall
       this.lastFailure = undefined;
+      this.refusedBy.clear();
       if (first && this.credentials.authCount > 0) return this.confirmAuth();
       this.state = 'connected';
       this.emit(first ? 'connected' : 'reconnected');
