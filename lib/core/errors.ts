@@ -92,16 +92,69 @@ export class LockLostError extends ZkLockError {
   }
 }
 
+/**
+ * What kept the connection from being set up, when known (a TLS handshake the server or this
+ * client refused): `reason` says what happened, `hint` what to change.
+ */
+export interface ConnectFailure {
+  reason: string;
+  hint: string;
+  cause?: unknown;
+}
+
 /** ZooKeeper could not be reached, or did not answer in time. */
 export class ZooKeeperUnavailableError extends ZkLockError {
   constructor(
     readonly connectionString: string,
     readonly timeoutMs: number,
     what: string,
+    readonly failure?: ConnectFailure,
   ) {
     super(
-      `ZooKeeper at "${connectionString}" did not answer ${what} within ${timeoutMs} ms. ` +
-        'Check that the servers are running and reachable, or raise connectTimeoutMs/requestTimeoutMs.',
+      `ZooKeeper at "${connectionString}" did not answer ${what} within ${timeoutMs} ms` +
+        (failure
+          ? `: ${failure.reason}. ${failure.hint}.`
+          : '. Check that the servers are running and reachable, or raise connectTimeoutMs/requestTimeoutMs.'),
+      { cause: failure?.cause },
+    );
+  }
+}
+
+/**
+ * ZooKeeper answered AUTH_FAILED to the `auth` credentials and closed the session. The client
+ * does not try again (the same credentials would fail the same way): every acquire fails with
+ * this error until a new client is connected with credentials the servers accept.
+ */
+export class ZooKeeperAuthFailedError extends ZkLockError {
+  constructor(
+    readonly connectionString: string,
+    readonly scheme: string,
+  ) {
+    super(
+      `ZooKeeper at "${connectionString}" refused this client's "${scheme}" credentials ` +
+        '(AUTH_FAILED) and closed the session; the client will not retry. Check the `auth` ' +
+        'option (each entry "user:password") and that the servers accept digest authentication ' +
+        '(a server started with zookeeper.DigestAuthenticationProvider.enabled=false refuses it), ' +
+        'then connect a new client.',
+    );
+  }
+}
+
+/**
+ * ZooKeeper refused a request on a lock's node (NOAUTH): the node's ACL does not grant this
+ * client's identity. Typically another application, with other `auth` credentials and
+ * `acl: 'creator'`, created the node. Not retried.
+ */
+export class LockAccessDeniedError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly operation: string,
+  ) {
+    super(
+      `ZooKeeper refused to ${operation} "${path}" (NOAUTH): the node's ACL does not grant ` +
+        "this client's identity. It was created by a client with other credentials " +
+        "(acl: 'creator'): connect with the same `auth` credentials as that client, or use " +
+        'another namespace or lock path.',
     );
   }
 }

@@ -26,8 +26,11 @@ export {
   LockAbortedError,
   LockLostError,
   ZooKeeperUnavailableError,
+  ZooKeeperAuthFailedError,
+  LockAccessDeniedError,
   ClientClosedError,
 } from './errors';
-export type { LockLossReason } from './errors';
+export type { LockLossReason, ConnectFailure } from './errors';
+export type { ZkTlsOptions } from './zookeeper/zk-credentials';
 export { validateLockPath, encodePathSegment } from './paths';
 export { fencingTokenText } from './recipes/lock-naming';

@@ -27,6 +27,7 @@ import type {
   ZkLockClientOptions,
 } from './types';
 import { ZkConnection } from './zookeeper/zk-connection';
+import { ZkCredentials, withoutSecrets } from './zookeeper/zk-credentials';
 import type { ZkSession } from './zookeeper/zk-session';
 
 const DEFAULTS = {
@@ -87,14 +88,17 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   /** Connects; rejects with ZooKeeperUnavailableError if no session within connectTimeoutMs. */
   static async connect(options: ZkLockClientOptions): Promise<ZkLockClient> {
     if (options.namespace) applyNamespace(options.namespace, '/x');
+    const credentials = ZkCredentials.from(options);
     const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs;
     const connection = await ZkConnection.open({
       connectionString: options.connectionString,
       sessionTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
+      credentials,
     });
-    return new ZkLockClient(connection, options);
+    // Credentials stay inside the connection (ZkCredentials): never on the client's own options.
+    return new ZkLockClient(connection, withoutSecrets(options));
   }
 
   get state(): ConnectionState {

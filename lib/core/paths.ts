@@ -7,7 +7,10 @@ const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
 /** Throws InvalidLockPathError unless `path` is a valid absolute ZooKeeper path for a lock. */
 export function validateLockPath(path: unknown): string {
   if (typeof path !== 'string')
-    throw new InvalidLockPathError(String(path), 'a lock path must be a string');
+    throw new InvalidLockPathError(
+      textOf(path) ?? Object.prototype.toString.call(path),
+      'a lock path must be a string',
+    );
   if (!path.startsWith('/')) throw new InvalidLockPathError(path, 'it must start with "/"');
   if (path === '/')
     throw new InvalidLockPathError(path, 'the root "/" cannot be a lock; use e.g. "/locks/name"');
@@ -50,7 +53,13 @@ let checkedNamespace: string | undefined;
  * missing; an empty segment is rejected by validateLockPath).
  */
 export function encodePathSegment(value: unknown): string {
-  const text = String(value);
+  const text = textOf(value);
+  if (text === undefined) {
+    throw new InvalidLockPathError(
+      Object.prototype.toString.call(value),
+      'a lock path value cannot be turned into text; pass a string or a number',
+    );
+  }
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
     throw new InvalidLockPathError(
       text,
@@ -64,6 +73,15 @@ export function encodePathSegment(value: unknown): string {
   if (encoded === '.') return '%2E';
   if (encoded === '..') return '%2E%2E';
   return encoded;
+}
+
+/** String(value), or undefined for a value String() throws on ({ toString: 0 }, no prototype). */
+function textOf(value: unknown): string | undefined {
+  try {
+    return String(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parent of an absolute path ("/a/b" -> "/a", "/a" -> "/"). */

@@ -1,4 +1,5 @@
 import type { LockLossReason } from './errors';
+import type { ZkTlsOptions } from './zookeeper/zk-credentials';
 
 export interface ZkLockClientOptions {
   /** "host:port,host:port" of the ZooKeeper ensemble. */
@@ -23,6 +24,24 @@ export interface ZkLockClientOptions {
   maxNodesPerPath?: number;
   /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
   nodeData?: Record<string, string | number>;
+  /**
+   * Digest credentials `"user:password"` (one or several), sent on every connection of every
+   * session, as ZooKeeper's `addauth digest`. Never logged, never in error messages or inspect().
+   * Servers that refuse them (AUTH_FAILED) end the session: ZooKeeperAuthFailedError, no retry.
+   */
+  auth?: string | readonly string[];
+  /**
+   * ACL of every node this client creates (lock paths, their parents, lock and lease nodes).
+   * 'open' (default, ZooKeeper's OPEN_ACL_UNSAFE): anyone may read, change or delete them.
+   * 'creator' (CREATOR_ALL_ACL): only this client's identity (`auth`, or a TLS client certificate
+   * the servers authenticate) may; others get LockAccessDeniedError, and cannot take the lock.
+   */
+  acl?: 'open' | 'creator';
+  /**
+   * TLS to the servers' `secureClientPort`: `true` (system CAs) or node:tls options as PEM text,
+   * `{ ca, cert, key, passphrase, servername, ... }` (`cert` + `key` for mutual TLS).
+   */
+  tls?: boolean | ZkTlsOptions;
 }
 
 export interface AcquireOptions {

@@ -90,7 +90,15 @@ export function resolveKeyTemplate(
           `the value of <${part.raw}> in ${where} is not a string or number; reference one of its fields`,
         );
       }
-      return encodePathSegment(value);
+      try {
+        return encodePathSegment(value);
+      } catch {
+        // The value itself is not shown: it cannot be printed (and came from outside).
+        throw new InvalidLockPathError(
+          template.source,
+          `the value of <${part.raw}> in ${where} contains a lone UTF-16 surrogate; send well-formed text`,
+        );
+      }
     })
     .join('');
   return validateLockPath(path);

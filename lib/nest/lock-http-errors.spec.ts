@@ -2,8 +2,10 @@ import { HttpException, NotFoundException } from '@nestjs/common';
 import {
   ClientClosedError,
   InvalidLockPathError,
+  LockAccessDeniedError,
   LockLostError,
   LockTimeoutError,
+  ZooKeeperAuthFailedError,
   ZooKeeperUnavailableError,
 } from '../core/errors';
 import { toHttpError } from './lock-http-errors';
@@ -15,6 +17,8 @@ describe('toHttpError', () => {
     [new ZooKeeperUnavailableError('zk1:2181', 5000, 'a wait'), 503],
     [new LockLostError('/locks/a', 'session-expired', 'the session expired'), 503],
     [new ClientClosedError('/locks/a'), 503],
+    [new ZooKeeperAuthFailedError('zk1:2181', 'digest'), 503],
+    [new LockAccessDeniedError('/locks/a', 'create a node under'), 500],
   ])('maps %s to %i with its message and the cause', (error, status) => {
     const mapped = toHttpError(error) as HttpException;
     expect(mapped).toBeInstanceOf(HttpException);

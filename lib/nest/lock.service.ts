@@ -27,18 +27,17 @@ import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 @Injectable()
 export class LockService implements OnModuleInit, OnApplicationShutdown {
   private readonly eventLogger: ZkLockEventLogger;
+  /** Default wait of decorated methods (module option `waitTimeoutMs`). */
+  readonly defaultWaitTimeoutMs: number | undefined;
 
   constructor(
     @InjectZkLockClient() readonly client: ZkLockClient,
-    @Inject(ZK_LOCK_MODULE_OPTIONS) private readonly options: ZkLockModuleOptions,
+    // Only what it needs is kept: the options also hold the credentials (`auth`, `tls`).
+    @Inject(ZK_LOCK_MODULE_OPTIONS) options: ZkLockModuleOptions,
     private readonly discovery: DiscoveryService,
   ) {
     this.eventLogger = new ZkLockEventLogger(client);
-  }
-
-  /** Default wait of decorated methods (module option `waitTimeoutMs`). */
-  get defaultWaitTimeoutMs(): number | undefined {
-    return this.options.waitTimeoutMs;
+    this.defaultWaitTimeoutMs = options.waitTimeoutMs;
   }
 
   get state(): ConnectionState {

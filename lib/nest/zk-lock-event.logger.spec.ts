@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import type { ZkLockClient } from '../core/lock-client';
+import { ZooKeeperAuthFailedError } from '../core/errors';
 import type { ConnectionState } from '../core/types';
 import { ZkLockEventLogger } from './zk-lock-event.logger';
 
@@ -59,6 +60,16 @@ describe('ZkLockEventLogger: connection states', () => {
     expect(lines[1]).toBe(
       'warn Connected to ZooKeeper "zk1:2181" with a new session: locks held before were lost, waiters queue again',
     );
+  });
+
+  it('says why when the servers refused the credentials (no "expired", no reconnect)', () => {
+    (client as unknown as { connection: object }).connection = {
+      failure: new ZooKeeperAuthFailedError('zk1:2181', 'digest'),
+    };
+    states('LOST');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error ZooKeeper at "zk1:2181" refused this client's "digest"/);
+    expect(lines[0]).toMatch(/will not retry.*Every held lock is lost\.$/);
   });
 
   it('logs a first CONNECTED at debug level', () => {

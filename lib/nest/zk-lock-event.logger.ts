@@ -62,10 +62,17 @@ export class ZkLockEventLogger {
           this.logger.debug(`Connection to ${where}: ${state}`);
         }
         break;
-      case 'LOST':
+      case 'LOST': {
         this.lostSinceConnect = true;
-        this.logger.error(`Session with ${where} expired: every held lock is lost`);
+        // The servers refused our credentials: say so (the client does not reconnect).
+        const refused = this.client.connection?.failure;
+        this.logger.error(
+          refused
+            ? `${refused.message} Every held lock is lost.`
+            : `Session with ${where} expired: every held lock is lost`,
+        );
         break;
+      }
       default:
         this.logger.debug(`Connection to ${where}: ${state}`);
     }

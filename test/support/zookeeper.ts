@@ -39,7 +39,9 @@ export function findZooKeeperClasspath(): string {
         'or set ZOOKEEPER_HOME to an unpacked release, or set ZK_CONNECT=host:port to use a running server.',
     );
   }
-  return `/etc/zookeeper/conf:${DEBIAN_JAR}`;
+  // Debian's jar lists netty-handler but not netty-codec (which its SslHandler needs) in its
+  // Class-Path: without it a Netty server (TLS, `secureClientPort`) accepts no client at all.
+  return `/etc/zookeeper/conf:${DEBIAN_JAR}:/usr/share/java/netty-codec.jar`;
 }
 
 /**
@@ -112,9 +114,15 @@ export interface ZooKeeperOptions {
   baseDir?: string;
   /** A data dir (e.g. with a snapshot, see zookeeper-snapshot.ts) each member starts from. */
   initialDataDir?: string;
+  /** Extra zoo.cfg lines (e.g. `ssl.*` settings, `DigestAuthenticationProvider.enabled=false`). */
+  extraConfig?: string[];
+  /** Also listen on a TLS `secureClientPort` (needs `ssl.*` and Netty in extraConfig). */
+  secureClientPort?: boolean;
 }
 
 export class ZooKeeperMember {
+  /** The TLS port, when started with `secureClientPort: true`. */
+  secureClientPort?: number;
   private proc?: ChildProcess;
   private watchdog?: ChildProcess;
 
@@ -236,12 +244,18 @@ export class ZooKeeperServer {
     return this.members.map((m) => `127.0.0.1:${m.clientPort}`).join(',');
   }
 
+  /** `127.0.0.1:s1,...` of the TLS ports (started with `secureClientPort: true`). */
+  get secureConnectionString(): string {
+    return this.members.map((m) => `127.0.0.1:${m.secureClientPort}`).join(',');
+  }
+
   static async start(options: ZooKeeperOptions = {}): Promise<ZooKeeperServer> {
     const size = options.size ?? 1;
     const classpath = findZooKeeperClasspath();
     const ownsBaseDir = !options.baseDir;
     const baseDir = options.baseDir ?? mkdtempSync(join(tmpdir(), 'zk-'));
     const ports = await distinctFreePorts(size * 3);
+    const securePorts = options.secureClientPort ? await distinctFreePorts(size, ports) : [];
     const servers = Array.from({ length: size }, (_, i) => {
       const [, peer, election] = ports.slice(i * 3, i * 3 + 3);
       return `server.${i + 1}=127.0.0.1:${peer}:${election}`;
@@ -267,11 +281,17 @@ export class ZooKeeperServer {
         'preAllocSize=4096',
         'forceSync=no',
         ...(size > 1 ? servers : []),
+        ...(options.secureClientPort
+          ? [`secureClientPort=${securePorts[i]}`, 'secureClientPortAddress=127.0.0.1']
+          : []),
+        ...(options.extraConfig ?? []),
       ].join('\n');
       const configFile = join(dataDir, 'zoo.cfg');
       writeFileSync(configFile, config + '\n');
       if (size > 1) writeFileSync(join(dataDir, 'myid'), `${id}\n`);
-      return new ZooKeeperMember(id, clientPort, dataDir, configFile, classpath);
+      const member = new ZooKeeperMember(id, clientPort, dataDir, configFile, classpath);
+      member.secureClientPort = securePorts[i];
+      return member;
     });
     const server = new ZooKeeperServer(members, baseDir, ownsBaseDir);
     try {
@@ -290,9 +310,12 @@ export class ZooKeeperServer {
   }
 }
 
-async function distinctFreePorts(count: number): Promise<number[]> {
+async function distinctFreePorts(count: number, taken: number[] = []): Promise<number[]> {
   const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
+  while (ports.size < count) {
+    const port = await freePort();
+    if (!taken.includes(port)) ports.add(port);
+  }
   return [...ports];
 }
 

@@ -1,5 +1,6 @@
 import { CreateMode } from 'node-zookeeper-client';
 import type { Stat } from 'node-zookeeper-client';
+import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
 import {
   ZkCode,
@@ -79,6 +80,7 @@ export async function removeIdleLockPath(
   } catch (err) {
     if (isNoNode(err)) return 'gone';
     if (isNotEmpty(err) || codeOf(err) === ZkCode.BAD_VERSION) return 'kept'; // in use, or changed
+    if (err instanceof LockAccessDeniedError) return 'foreign'; // its ACL refuses us: never retried
     return 'retry';
   }
 }

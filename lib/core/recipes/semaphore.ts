@@ -10,6 +10,7 @@ import { HeldLease } from '../semaphore-lease';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
+import { AUTH_REFUSED } from '../zookeeper/zk-session';
 import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';
 import { ProtectedNode } from './protected-node';
@@ -89,8 +90,9 @@ export class SemaphoreRecipe {
   }
 
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
-    const detail =
-      reason === 'session-expired'
+    const detail = session.authFailure
+      ? AUTH_REFUSED
+      : reason === 'session-expired'
         ? 'the ZooKeeper session expired, so the server deleted the lease nodes'
         : 'ZooKeeper was unreachable for longer than the session timeout';
     for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);

@@ -48,7 +48,7 @@ declare module 'node-zookeeper-client' {
     ): void;
   }
   export function createClient(connectionString: string, options?: Record<string, unknown>): Client;
-  export const ACL: { OPEN_ACL_UNSAFE: unknown[] };
+  export const ACL: { OPEN_ACL_UNSAFE: unknown[]; CREATOR_ALL_ACL: unknown[] };
   export const CreateMode: {
     PERSISTENT: number;
     EPHEMERAL: number;

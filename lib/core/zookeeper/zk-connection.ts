@@ -1,6 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectionState } from '../types';
-import { ZooKeeperUnavailableError } from '../errors';
+import {
+  InvalidLockOptionsError,
+  ZooKeeperAuthFailedError,
+  ZooKeeperUnavailableError,
+} from '../errors';
 import { ZkSession, ZkSessionOptions } from './zk-session';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
@@ -19,6 +23,8 @@ export class ZkConnection extends EventEmitter {
   private hadSession = false;
   /** The current session replaces one lost because this process stalled, and is not up yet. */
   afterStall = false;
+  /** Set when the servers refused our credentials: no new session is tried (it would fail too). */
+  failure?: ZooKeeperAuthFailedError;
 
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
@@ -28,15 +34,26 @@ export class ZkConnection extends EventEmitter {
 
   /** Connects the first session; ZooKeeperUnavailableError if none within connectTimeoutMs. */
   static async open(options: ZkConnectionOptions): Promise<ZkConnection> {
-    const connection = new ZkConnection(options);
+    let connection: ZkConnection;
+    try {
+      connection = new ZkConnection(options);
+    } catch (err) {
+      // node-zookeeper-client asserts on the connection string (empty, a bad chroot path).
+      throw new InvalidLockOptionsError(
+        'ZkLockClient.connect',
+        `connectionString ${JSON.stringify(options.connectionString)} cannot be used ` +
+          `(${(err as Error).message})`,
+        'Give "host:port,host:port", optionally followed by a chroot path such as "/app"',
+      );
+    }
+    const startedAt = Date.now();
     try {
       await connection.session.waitConnected(options.connectTimeoutMs);
     } catch {
+      const session = connection.session;
       await connection.close();
-      throw new ZooKeeperUnavailableError(
-        options.connectionString,
-        options.connectTimeoutMs,
-        'a session request',
+      throw (
+        connection.failure ?? connection.unavailable(session, options.connectTimeoutMs, startedAt)
       );
     }
     return connection;
@@ -54,16 +71,33 @@ export class ZkConnection extends EventEmitter {
   /** The current session once it is connected. */
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
     const session = this.session;
+    if (this.failure) throw this.failure;
+    const startedAt = Date.now();
     await session.waitConnected(timeoutMs).catch(() => {
+      if (this.failure) throw this.failure;
       if (this.session !== session && !this.closed) return; // replaced meanwhile: retry below
-      throw new ZooKeeperUnavailableError(
-        this.options.connectionString,
-        timeoutMs,
-        'a session request',
-      );
+      throw this.unavailable(session, timeoutMs, startedAt);
     });
     if (this.session !== session) return this.ready(timeoutMs);
     return session;
+  }
+
+  /**
+   * No session in time, with the reason when a TLS handshake failed. When every server refused
+   * it on a certificate check, the wait ended early (it could not succeed): say so.
+   */
+  private unavailable(
+    session: ZkSession,
+    timeoutMs: number,
+    startedAt: number,
+  ): ZooKeeperUnavailableError {
+    const refused = session.refusedEverywhere;
+    return new ZooKeeperUnavailableError(
+      this.options.connectionString,
+      refused ? Date.now() - startedAt : timeoutMs,
+      refused ? 'a session request (every server refused the TLS handshake)' : 'a session request',
+      session.lastFailure,
+    );
   }
 
   async close(): Promise<void> {
@@ -87,7 +121,9 @@ export class ZkConnection extends EventEmitter {
       if (this.closed) return;
       this.setState('LOST');
       this.afterStall = session.lostToStall;
+      this.failure = session.authFailure;
       this.emit('session-lost', session, reason);
+      if (this.failure) return; // the same credentials would be refused again: never retry
       this.session = this.newSession();
       this.emit('session', this.session);
     });

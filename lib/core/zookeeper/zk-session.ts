@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { connect as tlsConnect } from 'node:tls';
 import * as zookeeper from 'node-zookeeper-client';
-import { ZkCode, ZkRequestError, codeOf } from './zk-errors';
+import type { ConnectFailure } from '../errors';
+import { ZooKeeperAuthFailedError } from '../errors';
+import { ZkCode, ZkRequestError, codeOf, refusedAccess } from './zk-errors';
+import { ZkCredentials } from './zk-credentials';
+import { useTlsSockets } from './tls-connect';
 import { RequestDeadlines } from './request-deadlines';
 import { SessionClock } from './session-clock';
 
@@ -10,12 +15,19 @@ const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STAT
   number
 >;
 
+/** How a holder's loss reads when the servers refused our credentials (see authFailure). */
+export const AUTH_REFUSED =
+  "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
+  'fix them and connect a new client';
+
 export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
 
 export interface ZkSessionOptions {
   connectionString: string;
   sessionTimeoutMs: number;
   requestTimeoutMs: number;
+  /** `auth` (sent on every connection), `acl` (of every node created) and `tls`. */
+  credentials?: ZkCredentials;
 }
 
 export interface Listing {
@@ -38,6 +50,12 @@ export class ZkSession extends EventEmitter {
   id = '';
   /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
   lostToStall = false;
+  /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same way. */
+  authFailure?: ZooKeeperAuthFailedError;
+  /** Why the last TLS connection attempt failed, until a session is connected. */
+  lastFailure?: ConnectFailure;
+  /** Servers whose last TLS handshake failed a certificate check (see refusedEverywhere). */
+  private readonly refusedBy = new Set<string>();
   private readonly client: zookeeper.Client;
   private readonly clock: SessionClock;
   private readonly deadlines: RequestDeadlines;
@@ -55,6 +73,7 @@ export class ZkSession extends EventEmitter {
     { watchers: Set<zookeeper.Watcher>; dispatcher: zookeeper.Watcher }
   >();
   private resolveClosed?: () => void;
+  private readonly credentials: ZkCredentials;
 
   constructor(private readonly options: ZkSessionOptions) {
     super();
@@ -71,6 +90,16 @@ export class ZkSession extends EventEmitter {
       onExpiredByClock: () => this.markLost('connection-lost'),
       onStall: () => process.nextTick(() => this.probe()),
     });
+    this.credentials = options.credentials ?? ZkCredentials.none;
+    if (this.credentials.usesTls) {
+      useTlsSockets(
+        this.client.connectionManager,
+        (server) =>
+          tlsConnect(this.credentials.tlsOptions({ ...server, port: Number(server.port) })),
+        (failure, server, forGood) =>
+          this.tlsFailed(failure, `${server.host}:${server.port}`, forGood),
+      );
+    }
     this.instrument(this.client.connectionManager);
     this.client.on('state', (s: { name: string }) => this.onClientState(s.name));
   }
@@ -134,17 +163,32 @@ export class ZkSession extends EventEmitter {
     });
   }
 
-  /** Resolves once connected; rejects when `timeoutMs` passes or the session ends first. */
+  /**
+   * Every server of the connection string refused the TLS handshake on a certificate check:
+   * waiting for a session cannot help until certificates or tls options change.
+   */
+  get refusedEverywhere(): boolean {
+    return (
+      this.refusedBy.size > 0 && this.refusedBy.size >= this.client.connectionManager.servers.length
+    );
+  }
+
+  /**
+   * Resolves once connected; rejects when `timeoutMs` passes, the session ends first, or every
+   * server refused the TLS handshake (refusedEverywhere).
+   */
   waitConnected(timeoutMs: number): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
-    if (!this.alive) return Promise.reject(this.goneError('connect', '/'));
+    if (!this.alive || this.refusedEverywhere)
+      return Promise.reject(this.goneError('connect', '/'));
     return new Promise((resolve, reject) => {
       const done = (err?: Error): void => {
         clearTimeout(timer);
         this.off('connected', onOk)
           .off('reconnected', onOk)
           .off('lost', onGone)
-          .off('closed', onGone);
+          .off('closed', onGone)
+          .off('refused', onGone);
         if (err) reject(err);
         else resolve();
       };
@@ -163,14 +207,26 @@ export class ZkSession extends EventEmitter {
         timeoutMs,
       );
       this.on('connected', onOk).on('reconnected', onOk).on('lost', onGone).on('closed', onGone);
+      this.on('refused', onGone);
     });
+  }
+
+  /** A TLS attempt failed; a certificate check failing on every server ends waits at once. */
+  private tlsFailed(failure: ConnectFailure, server: string, forGood: boolean): void {
+    this.lastFailure = failure;
+    if (!forGood) {
+      this.refusedBy.delete(server);
+      return;
+    }
+    this.refusedBy.add(server);
+    if (this.refusedEverywhere) this.emit('refused');
   }
 
   // ---- requests -------------------------------------------------------------------------
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     return this.call('create', path, (cb) =>
-      this.client.create(path, data, zookeeper.ACL.OPEN_ACL_UNSAFE, mode, cb),
+      this.client.create(path, data, this.credentials.aclList, mode, cb),
     );
   }
 
@@ -267,12 +323,13 @@ export class ZkSession extends EventEmitter {
           this.deadlines.settle(deadline);
           if (err)
             reject(
-              new ZkRequestError(
-                codeOf(err) ?? ZkCode.CONNECTION_LOSS,
-                op,
-                path,
-                `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
-              ),
+              refusedAccess(codeOf(err), op, path, this.authFailure) ??
+                new ZkRequestError(
+                  codeOf(err) ?? ZkCode.CONNECTION_LOSS,
+                  op,
+                  path,
+                  `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
+                ),
             );
           else resolve(value);
         });
@@ -319,6 +376,9 @@ export class ZkSession extends EventEmitter {
       this.clock.heard();
       this.clock.connected(this.client.getSessionTimeout());
       if (this.clock.stale) this.probe(); // a handshake answered after a stall
+      this.lastFailure = undefined;
+      this.refusedBy.clear();
+      if (first && this.credentials.authCount > 0) return this.confirmAuth();
       this.state = 'connected';
       this.emit(first ? 'connected' : 'reconnected');
     } else if (name === 'DISCONNECTED' && !this.closing) {
@@ -329,7 +389,26 @@ export class ZkSession extends EventEmitter {
       }
     } else if (name === 'EXPIRED') {
       this.markLost('session-expired');
+    } else if (name === 'AUTH_FAILED') {
+      this.authFailure = new ZooKeeperAuthFailedError(this.options.connectionString, 'digest');
+      this.markLost('connection-lost');
     }
+  }
+
+  /**
+   * A new session with `auth`: 'connected' only once the servers accepted the credentials. They
+   * answer our AUTH requests (sent right behind the ConnectRequest) before any later request, so
+   * an answered exists('/') means they were accepted; on AUTH_FAILED the server closes the
+   * connection and the client's AUTH_FAILED state ends the session instead (onClientState).
+   * A dropped connection meanwhile connects again and asks again.
+   */
+  private confirmAuth(): void {
+    this.client.exists('/', undefined, (err) => {
+      if (err || this.state !== 'connecting' || this.client.getState().name !== 'SYNC_CONNECTED')
+        return;
+      this.state = 'connected';
+      this.emit('connected');
+    });
   }
 
   private markLost(reason: 'session-expired' | 'connection-lost'): void {
@@ -447,6 +526,14 @@ export class ZkSession extends EventEmitter {
    * - a reconnect attempt after close() is refused, and close completion is observed.
    */
   private instrument(cm: any): void {
+    // Credentials go right behind the ConnectRequest on every new connection, of this session or
+    // after a reconnect (the server forgets them with the connection), ahead of every request
+    // queued meanwhile. The client's own addAuthInfo would queue them behind those requests.
+    const onConnected = cm.onSocketConnected;
+    cm.onSocketConnected = () => {
+      onConnected.call(cm);
+      for (const packet of this.credentials.authPackets()) cm.socket.write(packet);
+    };
     const onData = cm.onSocketData;
     cm.onSocketData = (buffer: Buffer) => {
       this.clock.heard();

@@ -27,6 +27,12 @@ interface RawClient {
   ): void;
   getData(path: string, cb: (err: RawError | null, data: Buffer | null) => void): void;
   setData(path: string, data: Buffer, version: number, cb: (err: RawError | null) => void): void;
+  addAuthInfo(scheme: string, auth: Buffer): void;
+  getACL(path: string, cb: (err: RawError | null, acls: RawAcl[]) => void): void;
+}
+interface RawAcl {
+  permission: number;
+  id: { scheme: string; id: string };
 }
 interface RawError extends Error {
   getCode(): number;
@@ -58,8 +64,14 @@ export function zkConnectFromEnv(): string {
 export class ZkAdmin {
   private constructor(private readonly client: RawClient) {}
 
-  static connect(connectionString: string, timeoutMs = 15_000): Promise<ZkAdmin> {
+  /** `auth`: digest "user:password" credentials (for nodes created with acl: 'creator'). */
+  static connect(
+    connectionString: string,
+    timeoutMs = 15_000,
+    auth: string[] = [],
+  ): Promise<ZkAdmin> {
     const client = zookeeper.createClient(connectionString, { sessionTimeout: 30_000 });
+    for (const credential of auth) client.addAuthInfo('digest', Buffer.from(credential));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         client.close();
@@ -131,6 +143,24 @@ export class ZkAdmin {
 
   setData(path: string, data: string): Promise<void> {
     return this.done((cb) => this.client.setData(path, Buffer.from(data), -1, cb));
+  }
+
+  /** The node's ACL as `scheme:id` with the permission bits (31 = all). */
+  acl(path: string): Promise<Array<{ id: string; permission: number }>> {
+    return new Promise((resolve, reject) =>
+      this.client.getACL(path, (err, acls) =>
+        err
+          ? reject(err)
+          : resolve(
+              acls.map((a) => ({ id: `${a.id.scheme}:${a.id.id}`, permission: a.permission })),
+            ),
+      ),
+    );
+  }
+
+  /** Deletes one node (any version). */
+  remove(path: string): Promise<void> {
+    return this.done((cb) => this.client.remove(path, -1, cb));
   }
 
   private done(send: (cb: (err: RawError | null) => void) => void): Promise<void> {

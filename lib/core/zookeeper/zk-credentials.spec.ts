@@ -1,0 +1,63 @@
+import { inspect } from 'node:util';
+import { ACL } from 'node-zookeeper-client';
+import { InvalidLockOptionsError } from '../errors';
+import { ZkCredentials, withoutSecrets } from './zk-credentials';
+
+const SECRET = 's3cret-Pa55';
+
+describe('ZkCredentials', () => {
+  it('encodes one AUTH request per credential, as the Java client sends them', () => {
+    const credentials = ZkCredentials.from({ auth: [`app:${SECRET}`, 'ops:x'] });
+    const [first, second] = credentials.authPackets();
+    // int32 length | xid -4 | type 100 (auth) | int32 0 | "digest" | buffer "app:..."
+    expect(first.readInt32BE(0)).toBe(first.length - 4);
+    expect(first.readInt32BE(4)).toBe(-4);
+    expect(first.readInt32BE(8)).toBe(100);
+    expect(first.readInt32BE(12)).toBe(0);
+    expect(first.subarray(20, 26).toString()).toBe('digest');
+    expect(first.subarray(30).toString()).toBe(`app:${SECRET}`);
+    expect(second.subarray(30).toString()).toBe('ops:x');
+    expect(credentials.authCount).toBe(2);
+  });
+
+  it("gives CREATOR_ALL_ACL for 'creator' and OPEN_ACL_UNSAFE by default", () => {
+    expect(ZkCredentials.from({}).aclList).toBe(ACL.OPEN_ACL_UNSAFE);
+    expect(ZkCredentials.from({ auth: 'a:b', acl: 'creator' }).aclList).toBe(ACL.CREATOR_ALL_ACL);
+  });
+
+  it('prints itself redacted (util.inspect, JSON), at any depth', () => {
+    const credentials = ZkCredentials.from({ auth: `app:${SECRET}`, acl: 'creator' });
+    const shown = [
+      inspect(credentials, { depth: Infinity, showHidden: true }),
+      inspect({ nested: { credentials } }, { depth: Infinity }),
+      JSON.stringify({ credentials }),
+    ];
+    for (const text of shown) {
+      expect(text).not.toContain(SECRET);
+      expect(text).toContain('redacted');
+    }
+  });
+
+  it('refuses malformed entries and unknown acls, naming the entry but never its value', () => {
+    const refuse = (options: Parameters<typeof ZkCredentials.from>[0], message: RegExp) => {
+      expect(() => ZkCredentials.from(options)).toThrow(InvalidLockOptionsError);
+      expect(() => ZkCredentials.from(options)).toThrow(message);
+      try {
+        ZkCredentials.from(options);
+      } catch (err) {
+        expect((err as Error).message).not.toContain(SECRET);
+      }
+    };
+    refuse({ auth: ['a:b', SECRET] }, /auth entry 2 of 2 is not digest credentials/);
+    refuse({ auth: `:${SECRET}` }, /non-empty user/);
+    refuse({ auth: [42 as unknown as string] }, /auth entry 1 of 1/);
+    refuse({ acl: SECRET as 'open' }, /acl must be 'open' or 'creator'/);
+    refuse({ acl: 'creator' }, /needs an identity/);
+    refuse({ tls: { key: SECRET } }, /tls options cannot be loaded/);
+  });
+
+  it('withoutSecrets keeps every option but auth and tls', () => {
+    const options = { connectionString: 'zk:2181', auth: SECRET, tls: true, namespace: '/a' };
+    expect(withoutSecrets(options)).toEqual({ connectionString: 'zk:2181', namespace: '/a' });
+  });
+});

@@ -1,0 +1,179 @@
+import type { ConnectionOptions, SecureContext } from 'node:tls';
+import { createSecureContext } from 'node:tls';
+import { inspect } from 'node:util';
+import { ACL } from 'node-zookeeper-client';
+import { InvalidLockOptionsError } from '../errors';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const jute = require('node-zookeeper-client/lib/jute');
+
+/** TLS settings for ZooKeeper's `secureClientPort` (node:tls options; PEM text, not paths). */
+export type ZkTlsOptions = Pick<
+  ConnectionOptions,
+  | 'ca'
+  | 'cert'
+  | 'key'
+  | 'passphrase'
+  | 'pfx'
+  | 'servername'
+  | 'rejectUnauthorized'
+  | 'checkServerIdentity'
+  | 'minVersion'
+  | 'maxVersion'
+  | 'ciphers'
+>;
+
+/** The security options of ZkLockClientOptions (see there). */
+export interface ZkSecurityOptions {
+  auth?: string | readonly string[];
+  acl?: 'open' | 'creator';
+  tls?: boolean | ZkTlsOptions;
+}
+
+const SUBJECT = 'ZkLockClient.connect';
+
+/**
+ * Everything secret a client needs, kept where logs cannot reach it: digest credentials and the
+ * TLS key live in private fields (`#`), which util.inspect, JSON.stringify and error messages
+ * never show, and this object prints itself redacted. The TLS key material is loaded once into
+ * a SecureContext, so the sockets' own options never carry the PEM text either.
+ */
+export class ZkCredentials {
+  static readonly none = new ZkCredentials([], 'open');
+
+  readonly #auth: readonly Buffer[];
+  readonly #secureContext?: SecureContext;
+  readonly #tls?: ZkTlsOptions;
+
+  private constructor(
+    auth: readonly Buffer[],
+    /** The ACL of every node this client creates. */
+    readonly acl: 'open' | 'creator',
+    tls?: ZkTlsOptions,
+    secureContext?: SecureContext,
+  ) {
+    this.#auth = auth;
+    this.#tls = tls;
+    this.#secureContext = secureContext;
+  }
+
+  /** Validates the options; InvalidLockOptionsError names the entry, never its value. */
+  static from(options: ZkSecurityOptions): ZkCredentials {
+    const entries = options.auth === undefined ? [] : [options.auth].flat();
+    const auth = entries.map((entry, i) => {
+      if (typeof entry !== 'string' || entry.indexOf(':') < 1) {
+        throw new InvalidLockOptionsError(
+          SUBJECT,
+          `auth entry ${i + 1} of ${entries.length} is not digest credentials "user:password" ` +
+            '(its value is not shown)',
+          'Give each `auth` entry as "user:password", with a non-empty user',
+        );
+      }
+      return Buffer.from(entry, 'utf8');
+    });
+    const acl = options.acl ?? 'open';
+    if (acl !== 'open' && acl !== 'creator') {
+      throw new InvalidLockOptionsError(
+        SUBJECT,
+        // Not echoed: a secret put in the wrong option must not reach a log either.
+        "acl must be 'open' or 'creator' (the value given is not shown)",
+        "Use 'creator' so that only this client's identity may change or delete its nodes",
+      );
+    }
+    const tls = options.tls === true ? {} : options.tls || undefined;
+    const hasCert = !!tls && (tls.cert !== undefined || tls.pfx !== undefined);
+    if (acl === 'creator' && auth.length === 0 && !hasCert) {
+      throw new InvalidLockOptionsError(
+        SUBJECT,
+        "acl 'creator' needs an identity, and neither `auth` nor a TLS client certificate is set",
+        'Add `auth: "user:password"` (or a client certificate the servers authenticate)',
+      );
+    }
+    return new ZkCredentials(auth, acl, tls, tls && loadSecureContext(tls));
+  }
+
+  get authCount(): number {
+    return this.#auth.length;
+  }
+
+  get usesTls(): boolean {
+    return this.#tls !== undefined;
+  }
+
+  /** The ACL list for node-zookeeper-client's create (OPEN_ACL_UNSAFE or CREATOR_ALL_ACL). */
+  get aclList(): unknown[] {
+    return this.acl === 'creator' ? ACL.CREATOR_ALL_ACL : ACL.OPEN_ACL_UNSAFE;
+  }
+
+  /**
+   * The AUTH requests to send on a new connection, right behind its ConnectRequest (like the Java
+   * client's primeConnection), so that they come before every queued request.
+   */
+  authPackets(): Buffer[] {
+    return this.#auth.map((auth) => {
+      const header = new jute.protocol.RequestHeader();
+      header.xid = jute.XID_AUTHENTICATION;
+      header.type = jute.OP_CODES.AUTH;
+      const payload = new jute.protocol.AuthPacket();
+      payload.type = 0;
+      payload.scheme = 'digest';
+      payload.auth = auth;
+      return new jute.Request(header, payload).toBuffer() as Buffer;
+    });
+  }
+
+  /** node:tls options to open a socket to `server`; the key is inside the SecureContext. */
+  tlsOptions(server: { host: string; port: number }): ConnectionOptions {
+    const { servername, rejectUnauthorized, checkServerIdentity } = this.#tls ?? {};
+    // Only the keys that are set: node:tls asserts on `checkServerIdentity: undefined`.
+    return {
+      host: server.host,
+      port: server.port,
+      secureContext: this.#secureContext,
+      ...(servername !== undefined && { servername }),
+      ...(rejectUnauthorized !== undefined && { rejectUnauthorized }),
+      ...(checkServerIdentity !== undefined && { checkServerIdentity }),
+    };
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      auth: `${this.#auth.length} digest credential(s), redacted`,
+      acl: this.acl,
+      tls: this.#tls ? 'configured, redacted' : 'off',
+    };
+  }
+
+  [inspect.custom](): string {
+    return `ZkCredentials ${inspect(this.toJSON())}`;
+  }
+}
+
+/** The client options as stored on the client: the same, without `auth` and `tls`. */
+export function withoutSecrets<T extends ZkSecurityOptions>(options: T): Omit<T, 'auth' | 'tls'> {
+  const { auth: _auth, tls: _tls, ...rest } = options;
+  return rest;
+}
+
+function loadSecureContext(tls: ZkTlsOptions): SecureContext {
+  try {
+    return createSecureContext({
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      passphrase: tls.passphrase,
+      pfx: tls.pfx,
+      minVersion: tls.minVersion,
+      maxVersion: tls.maxVersion,
+      ciphers: tls.ciphers,
+    });
+  } catch (err) {
+    // OpenSSL's message names the failing step (no PEM start line, bad decrypt), never the key.
+    throw new InvalidLockOptionsError(
+      SUBJECT,
+      `the tls options cannot be loaded (${(err as Error).message})`,
+      'Give tls.ca, tls.cert and tls.key as PEM text (read the files first, e.g. ' +
+        'readFileSync(path, "utf8")), and tls.passphrase if the key is encrypted',
+    );
+  }
+}
