@@ -1,64 +1,44 @@
-import { EventEmitter } from 'node:events';
-import { LockLossReason, LockLostError } from './errors';
+import { LockLostError } from './errors';
+import { HeldResource } from './held-resource';
 import { ownerKey } from './owner-scope';
 import { ReadOnlyLockView } from './read-only-lock-view';
 import type { Contender } from './recipes/contender';
 import type { LockHandle, LockState } from './types';
 
 /** The process-side record of one held lock; shared by re-entrant handles of the same owner. */
-export class HeldLock {
-  state: LockState = 'held';
+export class HeldLock extends HeldResource {
   count = 1;
   readonly acquiredAt = Date.now();
   /** The queue's release of this lock (node deletion), shared by close() and the last exit. */
   releasing?: Promise<void>;
-  private controller?: AbortController;
-  private lostError?: LockLostError;
-  /** Created on first use, like the signal: most holders never listen. */
-  private events?: EventEmitter;
 
   constructor(
-    readonly path: string,
+    path: string,
     /** Full path (namespace applied), the key of owner scopes. */
     readonly lockPath: string,
     readonly contender: Contender,
     readonly fencingToken: bigint,
     private readonly onExit: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
-  ) {}
+  ) {
+    super(path);
+  }
 
   /** Its key in owner scopes (the lock path, and the side of a read/write lock). */
   get ownerKey(): string {
     return ownerKey(this.lockPath, this.contender.kind);
   }
 
-  /** Created on first use: most critical sections never look at it. */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.lostError) this.controller.abort(this.lostError);
-      this.observe();
-    }
-    return this.controller.signal;
-  }
-
-  on(event: string, listener: (...args: any[]) => void): this {
-    if (event === 'lost') this.observe();
-    (this.events ??= new EventEmitter()).on(event, listener);
-    return this;
-  }
-
-  off(event: string, listener: (...args: any[]) => void): this {
-    this.events?.off(event, listener);
-    return this;
-  }
-
   /**
    * Someone will be told if the lock is lost: from now on, watch the node for deletion by
    * another client too (one request; session loss is noticed without it).
    */
-  private observe(): void {
+  protected observe(): void {
     if (this.active) this.contender.watchSelf();
+  }
+
+  protected override lost(error: LockLostError): void {
+    this.onLost(this, error);
   }
 
   /**
@@ -92,10 +72,6 @@ export class HeldLock {
     }
   }
 
-  get active(): boolean {
-    return this.state === 'held' || this.state === 'uncertain';
-  }
-
   enter(): void {
     this.count++;
   }
@@ -105,32 +81,6 @@ export class HeldLock {
     if (--this.count > 0) return Promise.resolve();
     if (this.state !== 'lost') this.state = 'released';
     return this.onExit(this);
-  }
-
-  /**
-   * The lock is no longer ours: abort the signal with a LockLostError. `client-closed` means we
-   * released it ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
-   */
-  lose(reason: LockLossReason, detail: string): void {
-    if (this.state === 'lost' || this.state === 'released') return;
-    this.state = reason === 'client-closed' ? 'released' : 'lost';
-    const error = new LockLostError(this.path, reason, detail);
-    this.lostError = error;
-    this.controller?.abort(error);
-    this.events?.emit('lost', error);
-    this.onLost(this, error);
-  }
-
-  suspend(): void {
-    if (this.state !== 'held') return;
-    this.state = 'uncertain';
-    this.events?.emit('uncertain');
-  }
-
-  resume(): void {
-    if (this.state !== 'uncertain') return;
-    this.state = 'held';
-    this.events?.emit('reconnected');
   }
 }
 

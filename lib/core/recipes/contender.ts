@@ -10,6 +10,7 @@ import {
   isNodeExists,
   isSessionGone,
 } from '../zookeeper/zk-errors';
+import { deleteWithRetry } from './guaranteed-delete';
 import type { LockDriver } from './lock-driver';
 import { ensureLockPath } from './lock-path';
 import { MAX_GENERATION, fencingToken, protectedPrefix } from './lock-naming';
@@ -268,7 +269,7 @@ export class Contender {
     this.unwatchPredecessor();
     const strays = Promise.all(this.strays.values()).then(() => undefined);
     if (!this.name || !this.session) return strays;
-    this.deletion ??= Promise.all([this.deleteWithRetry(this.session, this.nodePath), strays]).then(
+    this.deletion ??= Promise.all([deleteWithRetry(this.session, this.nodePath), strays]).then(
       () => undefined,
     );
     return this.deletion;
@@ -280,24 +281,12 @@ export class Contender {
     this.unwatchPredecessor();
   }
 
-  private async deleteWithRetry(session: ZkSession, path: string): Promise<void> {
-    for (;;) {
-      try {
-        await session.remove(path);
-        return;
-      } catch (err) {
-        if (isNoNode(err) || isSessionGone(err) || !isInDoubt(err)) return;
-        if (!(await waitUsable(session))) return;
-      }
-    }
-  }
-
   /**
    * Our node got a sequence near 2^31: delete it, wait until the path has drained and is
    * re-created (sequence-wrap.ts), then create again. False when the waiter gave up meanwhile.
    */
   private async leaveForSequenceReset(session: ZkSession): Promise<boolean> {
-    await this.deleteWithRetry(session, this.nodePath);
+    await deleteWithRetry(session, this.nodePath);
     if (this.abandoned) return false;
     this.name = undefined;
     this.sequence = -1;
@@ -353,7 +342,7 @@ export class Contender {
 
   private deleteStray(name: string): void {
     if (this.strays.has(name) || !this.session) return;
-    const deletion = this.deleteWithRetry(this.session, `${this.ctx.lockPath}/${name}`);
+    const deletion = deleteWithRetry(this.session, `${this.ctx.lockPath}/${name}`);
     this.strays.set(name, deletion);
     void deletion.finally(() => this.strays.delete(name));
   }
@@ -439,7 +428,7 @@ export class Contender {
       );
       if (owner === undefined) continue;
       if (owner === session.id && !own) own = child;
-      else await this.deleteWithRetry(session, path);
+      else await deleteWithRetry(session, path);
     }
     if (!own) return false;
     this.adopt(own);

@@ -7,7 +7,6 @@ import {
 import { HeldLock } from '../held-lock';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { AUTH_REFUSED } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
 import { acquireError } from './acquire-error';
 import { Contender, ContenderContext } from './contender';
@@ -178,12 +177,7 @@ export class LockQueue implements ContenderContext {
 
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
     if (this.holder?.contender.session === session) {
-      const detail = session.authFailure
-        ? AUTH_REFUSED
-        : reason === 'session-expired'
-          ? 'the ZooKeeper session expired, so the server deleted the lock node'
-          : 'ZooKeeper was unreachable for longer than the session timeout';
-      this.holder.lose(reason, detail);
+      this.holder.lose(reason, session.lossDetail(reason, 'the lock node'));
     }
     for (const w of this.waiters) {
       if (w.contender?.session === session) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateMode } from 'node-zookeeper-client';
 import { ZkSession } from '../zookeeper/zk-session';
-import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';
 import { ensureLockPath } from './lock-path';
+import { deleteWithRetry } from './guaranteed-delete';
 import { protectedPrefix } from './lock-naming';
 
 /**
@@ -54,7 +55,7 @@ export class ProtectedNode {
   /** Deletes the node; retries through connection loss until done or the session is gone. */
   remove(): Promise<void> {
     if (!this.name || !this.session) return Promise.resolve();
-    this.deletion ??= removeWithRetry(this.session, this.path);
+    this.deletion ??= deleteWithRetry(this.session, this.path);
     return this.deletion;
   }
 
@@ -88,21 +89,8 @@ export class ProtectedNode {
         (err) => (isNoNode(err) ? undefined : Promise.reject(err)),
       );
       if (owner === session.id && !this.name) this.name = child;
-      else if (owner !== undefined) await removeWithRetry(session, path);
+      else if (owner !== undefined) await deleteWithRetry(session, path);
     }
     return this.name !== undefined;
-  }
-}
-
-/** Deletes `path`, retrying through connection loss until done or the session is gone. */
-export async function removeWithRetry(session: ZkSession, path: string): Promise<void> {
-  for (;;) {
-    try {
-      await session.remove(path);
-      return;
-    } catch (err) {
-      if (isNoNode(err) || isSessionGone(err) || !isInDoubt(err)) return;
-      if (!(await waitUsable(session))) return;
-    }
   }
 }

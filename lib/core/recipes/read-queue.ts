@@ -2,7 +2,6 @@ import { LockAbortedError, LockTimeoutError } from '../errors';
 import { HeldLock } from '../held-lock';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { AUTH_REFUSED } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
 import { acquireError } from './acquire-error';
 import { Contender, ContenderContext } from './contender';
@@ -110,11 +109,7 @@ export class ReadQueue implements ContenderContext {
   }
 
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
-    const detail = session.authFailure
-      ? AUTH_REFUSED
-      : reason === 'session-expired'
-        ? 'the ZooKeeper session expired, so the server deleted the lock node'
-        : 'ZooKeeper was unreachable for longer than the session timeout';
+    const detail = session.lossDetail(reason, 'the lock node');
     for (const [node, locks] of this.holding) {
       if (node.session === session) for (const lock of locks) lock.lose(reason, detail);
     }

@@ -10,7 +10,6 @@ import { HeldLease } from '../semaphore-lease';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { AUTH_REFUSED } from '../zookeeper/zk-session';
 import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';
 import { ProtectedNode } from './protected-node';
@@ -90,11 +89,7 @@ export class SemaphoreRecipe {
   }
 
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
-    const detail = session.authFailure
-      ? AUTH_REFUSED
-      : reason === 'session-expired'
-        ? 'the ZooKeeper session expired, so the server deleted the lease nodes'
-        : 'ZooKeeper was unreachable for longer than the session timeout';
+    const detail = session.lossDetail(reason, 'the lease nodes');
     for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);
     for (const [path, watch] of this.watches) {
       if (watch.session !== session) continue;

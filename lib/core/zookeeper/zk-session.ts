@@ -16,7 +16,7 @@ const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STAT
 >;
 
 /** How a holder's loss reads when the servers refused our credentials (see authFailure). */
-export const AUTH_REFUSED =
+const AUTH_REFUSED =
   "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
   'fix them and connect a new client';
 
@@ -52,6 +52,14 @@ export class ZkSession extends EventEmitter {
   lostToStall = false;
   /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same way. */
   authFailure?: ZooKeeperAuthFailedError;
+
+  /** Why `nodes` (e.g. "the lock node") of this lost session are gone, for LockLostError. */
+  lossDetail(reason: 'session-expired' | 'connection-lost', nodes: string): string {
+    if (this.authFailure) return AUTH_REFUSED;
+    return reason === 'session-expired'
+      ? `the ZooKeeper session expired, so the server deleted ${nodes}`
+      : 'ZooKeeper was unreachable for longer than the session timeout';
+  }
   /** Why the last TLS connection attempt failed, until a session is connected. */
   lastFailure?: ConnectFailure;
   /** Servers whose last TLS handshake failed a certificate check (see refusedEverywhere). */

@@ -1,0 +1,74 @@
+import { EventEmitter } from 'node:events';
+import { LockLossReason, LockLostError } from './errors';
+import type { LockState } from './types';
+
+/**
+ * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal
+ * that aborts with a LockLostError when it is lost, and its 'uncertain' / 'reconnected' / 'lost'
+ * events. The signal and the emitter are created on first use (most holders never look), and
+ * the first look calls observe(): from then on the holding's nodes are watched for deletion.
+ */
+export abstract class HeldResource {
+  state: LockState = 'held';
+  protected lostError?: LockLostError;
+  private controller?: AbortController;
+  private events?: EventEmitter;
+
+  constructor(readonly path: string) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.lostError) this.controller.abort(this.lostError);
+      this.observe();
+    }
+    return this.controller.signal;
+  }
+
+  get active(): boolean {
+    return this.state === 'held' || this.state === 'uncertain';
+  }
+
+  on(event: string, listener: (...args: any[]) => void): this {
+    if (event === 'lost') this.observe();
+    (this.events ??= new EventEmitter()).on(event, listener);
+    return this;
+  }
+
+  off(event: string, listener: (...args: any[]) => void): this {
+    this.events?.off(event, listener);
+    return this;
+  }
+
+  /**
+   * No longer ours: abort the signal with a LockLostError. `client-closed` means we released it
+   * ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
+   */
+  lose(reason: LockLossReason, detail: string): void {
+    if (this.state === 'lost' || this.state === 'released') return;
+    this.state = reason === 'client-closed' ? 'released' : 'lost';
+    const error = new LockLostError(this.path, reason, detail);
+    this.lostError = error;
+    this.controller?.abort(error);
+    this.events?.emit('lost', error);
+    this.lost(error);
+  }
+
+  suspend(): void {
+    if (this.state !== 'held') return;
+    this.state = 'uncertain';
+    this.events?.emit('uncertain');
+  }
+
+  resume(): void {
+    if (this.state !== 'uncertain') return;
+    this.state = 'held';
+    this.events?.emit('reconnected');
+  }
+
+  /** Someone will be told of a loss: watch the nodes for deletion by other clients too. */
+  protected abstract observe(): void;
+
+  /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */
+  protected lost(_error: LockLostError): void {}
+}
