@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCENARIOS } from './bench.types';
+import { scaled } from '../test/support/time-scale';
 
 const ROOT = join(__dirname, '..');
 
@@ -34,29 +35,44 @@ describe('npm run bench -- --quick', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-e2e-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes one JSON line per scenario with the documented fields and no violations', async () => {
-    const out = join(dir, 'results.jsonl');
-    const { code, output } = await runBench(['--quick', '--out', out]);
-    expect({ code, output }).toMatchObject({ code: 0 });
-    const lines = readFileSync(out, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    expect(lines.map((l) => l.scenario)).toEqual([...SCENARIOS]);
-    for (const line of lines) {
-      for (const field of ['ops', 'opsPerSec', 'p50Ms', 'p99Ms', 'violations', 'zkRequestsPerOp']) {
-        expect(typeof line[field]).toBe('number');
+  it(
+    'writes one JSON line per scenario with the documented fields and no violations',
+    async () => {
+      const out = join(dir, 'results.jsonl');
+      const { code, output } = await runBench(['--quick', '--out', out]);
+      expect({ code, output }).toMatchObject({ code: 0 });
+      const lines = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(lines.map((l) => l.scenario)).toEqual([...SCENARIOS]);
+      for (const line of lines) {
+        for (const field of [
+          'ops',
+          'opsPerSec',
+          'p50Ms',
+          'p99Ms',
+          'violations',
+          'zkRequestsPerOp',
+        ]) {
+          expect(typeof line[field]).toBe('number');
+        }
+        expect(line.ops).toBeGreaterThan(0);
+        expect(line.violations).toBe(0);
       }
-      expect(line.ops).toBeGreaterThan(0);
-      expect(line.violations).toBe(0);
-    }
-  }, 180_000);
+    },
+    scaled(180_000),
+  );
 
-  it('runs a single scenario with --only', async () => {
-    const out = join(dir, 'only.jsonl');
-    const { code } = await runBench(['--quick', '--only', 'raw-cycle', '--out', out]);
-    expect(code).toBe(0);
-    const lines = readFileSync(out, 'utf8').trim().split('\n');
-    expect(lines.map((line) => JSON.parse(line).scenario)).toEqual(['raw-cycle']);
-  }, 60_000);
+  it(
+    'runs a single scenario with --only',
+    async () => {
+      const out = join(dir, 'only.jsonl');
+      const { code } = await runBench(['--quick', '--only', 'raw-cycle', '--out', out]);
+      expect(code).toBe(0);
+      const lines = readFileSync(out, 'utf8').trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line).scenario)).toEqual(['raw-cycle']);
+    },
+    scaled(60_000),
+  );
 });

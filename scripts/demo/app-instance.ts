@@ -139,7 +139,7 @@ export class AppInstance {
   }
 
   /** Ready when it answers HTTP (a 404 for an unknown product is an answer). */
-  private async waitReady(timeoutMs = 60_000): Promise<void> {
+  private async waitReady(timeoutMs = 180_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await answers(this.url))) {
       if (!this.running) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ZkLockClient, ZooKeeperAuthFailedError } from '../../lib';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const CREDENTIALS = 'orders-app:s3cret-Pa55';
 
@@ -104,7 +105,11 @@ describe('credentials on every connection and every session', () => {
     await server.members[0].stop();
     server.members[0].start();
     await server.members[0].waitServing();
-    await eventually('the same session is back', () => states.includes('RECONNECTED'), 30_000);
+    await eventually(
+      'the same session is back',
+      () => states.includes('RECONNECTED'),
+      scaled(30_000),
+    );
     expect(locks.sessionId).toBe(session);
     // Creating a lock node under the creator-only path needs our identity on this connection.
     await locks.withLock('/locks/a', (lock) => expect(lock.state).toBe('held'), {
@@ -117,11 +122,11 @@ describe('credentials on every connection and every session', () => {
     const session = locks.sessionId;
     server.members[0].pause();
     try {
-      await eventually('the session is lost', () => states.includes('LOST'), 30_000);
+      await eventually('the session is lost', () => states.includes('LOST'), scaled(30_000));
     } finally {
       server.members[0].resume();
     }
-    await eventually('a new session', () => states.includes('RECONNECTED'), 30_000);
+    await eventually('a new session', () => states.includes('RECONNECTED'), scaled(30_000));
     expect(locks.sessionId).not.toBe(session);
     await locks.withLock('/locks/a', (lock) => expect(lock.state).toBe('held'), {
       waitTimeoutMs: 30_000,
@@ -156,7 +161,7 @@ describe('servers that start refusing the credentials while the client runs', ()
       );
       member.start();
       await member.waitServing();
-      await eventually('the held lock is lost', () => lost.length > 0, 30_000);
+      await eventually('the held lock is lost', () => lost.length > 0, scaled(30_000));
       expect(lost[0].message).toMatch(/refused this client's `auth` credentials \(AUTH_FAILED\)/);
       await expect(locks.acquire('/locks/b', { waitTimeoutMs: 30_000 })).rejects.toBeInstanceOf(
         ZooKeeperAuthFailedError,

@@ -10,6 +10,7 @@ import { fourLetterWord } from '../support/zookeeper';
 import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 describe('a client cut off from ZooKeeper', () => {
   const zk = useOwnServer('cut-off', { sessionTimeoutMs: 2000 });
@@ -50,7 +51,7 @@ describe('a client cut off from ZooKeeper', () => {
     proxy.block();
     await eventually('the client saw the disconnect', () => firstLock.state === 'uncertain');
     await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
-    const remoteToken = await remote.acquire(path, 10_000);
+    const remoteToken = await remote.acquire(path, scaled(10_000));
     await firstLock.release(); // the batch's next caller must wait for the reconnect
     const secondDone = settled(second);
     proxy.unblock();
@@ -89,7 +90,7 @@ describe('a client cut off from ZooKeeper', () => {
     await remote.release(path);
     const firstLock = await first; // and the self-check of the batch's node is held
     await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
-    const remoteToken = await remote.acquire(path, 10_000);
+    const remoteToken = await remote.acquire(path, scaled(10_000));
     await firstLock.release();
     const secondDone = settled(second);
     // The held self-check times out; then either the second caller is (wrongly) granted, or the
@@ -128,7 +129,11 @@ describe('a client cut off from ZooKeeper', () => {
     );
     const oldSession = cut.sessionId;
     proxy.block();
-    await eventually('the holder was told it lost the lock', () => holderSignal!.aborted, 30_000);
+    await eventually(
+      'the holder was told it lost the lock',
+      () => holderSignal!.aborted,
+      scaled(30_000),
+    );
     proxy.unblock();
     await eventually(
       'the client has a new session',
@@ -143,7 +148,7 @@ describe('a client cut off from ZooKeeper', () => {
       () => (handlerDone = true),
     );
     try {
-      remoteToken = await remote.acquire(path, 30_000);
+      remoteToken = await remote.acquire(path, scaled(30_000));
       expect(handlerDone).toBe(false);
       expect(holderSignal!.aborted).toBe(true);
     } finally {

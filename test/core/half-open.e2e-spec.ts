@@ -6,6 +6,7 @@
 import { LockState, ZkLockClient } from '../../lib';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const SESSION_MS = 6_000;
 
@@ -41,7 +42,7 @@ describe('half-open connection', () => {
     );
     expect(locks.state).toBe('SUSPENDED');
     server.members[0].resume();
-    await eventually('the same session is back', () => lock.state === 'held', 20_000);
+    await eventually('the same session is back', () => lock.state === 'held', scaled(20_000));
 
     expect(states).toEqual(['uncertain', 'held']);
     expect(lock.signal.aborted).toBe(false);

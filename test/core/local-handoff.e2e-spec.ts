@@ -5,6 +5,7 @@
 import { LockHandle } from '../../lib';
 import { useCoreFixture } from './support/core-fixture';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -135,7 +136,7 @@ describe('handoffs inside one process', () => {
     let localDuringWait = Infinity;
     try {
       await eventually('local callers are busy', () => localOps > 50);
-      const remote = agent.acquire(path, 10_000);
+      const remote = agent.acquire(path, scaled(10_000));
       let atQueued = 0;
       await eventually('the remote node is queued', async () => {
         const { holder, queue } = await zk.locks.inspect(path);

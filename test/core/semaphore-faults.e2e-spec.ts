@@ -6,6 +6,7 @@
 import { LockLostError } from '../../lib';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const SESSION_MS = 3000;
 
@@ -19,7 +20,7 @@ describe('semaphore under faults', () => {
     const semaphore = client.semaphore(path, { maxLeases: 1 });
     const lease = await semaphore.acquire();
     const signal = lease.signal;
-    await zk.freezeServerUntil('the lease is lost', () => signal.aborted, 60_000);
+    await zk.freezeServerUntil('the lease is lost', () => signal.aborted, scaled(60_000));
     expect(signal.reason).toBeInstanceOf(LockLostError);
     expect(signal.reason).toMatchObject({ path, reason: 'connection-lost' });
     expect(lease.state).toBe('lost');
@@ -46,7 +47,7 @@ describe('semaphore under faults', () => {
     await eventually('the waiter queued', async () => (await leasesOf(path)).length === 2);
     let settled = false;
     void waiting.then(() => (settled = true));
-    await zk.freezeServerUntil('the waiter gave up', () => settled, 60_000);
+    await zk.freezeServerUntil('the waiter gave up', () => settled, scaled(60_000));
     expect(await waiting).toMatchObject({ name: 'LockTimeoutError' });
     await eventually('only the holder is left', async () => (await leasesOf(path)).length === 1);
     await holder.release();

@@ -12,6 +12,7 @@ import { SEQUENCE_GUARD } from '../../lib/core/recipes/sequence-wrap';
 import { writeSnapshot } from '../support/zookeeper-snapshot';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const WRAP = 2 ** 31;
 const sequenceOf = (token: bigint): bigint => (token >> 32n) & 0xffff_ffffn;
@@ -53,11 +54,11 @@ describe('sequence numbers near 2^31', () => {
     }
     // Three holders in turn: fencing tokens must grow strictly from each to the next. (On
     // ZooKeeper 3.8 the counter sticks at 2^31-1 instead of wrapping: equal sequences.)
-    const second = others[0].acquire(wrapPath, 30_000);
+    const second = others[0].acquire(wrapPath, scaled(30_000));
     await eventually('the second waiter queued', async () => {
       return (await zk.admin.children(wrapPath)).length === 2;
     });
-    const third = others[1].acquire(wrapPath, 30_000);
+    const third = others[1].acquire(wrapPath, scaled(30_000));
     await eventually('the third waiter queued', async () => {
       return (await zk.admin.children(wrapPath)).length === 3;
     });
@@ -78,7 +79,7 @@ describe('sequence numbers near 2^31', () => {
     const holder = await locks.acquire(drainPath); // sequence SEQUENCE_GUARD - 1: below it
     expect(sequenceOf(holder.fencingToken)).toBe(BigInt(SEQUENCE_GUARD - 1));
     const [tryer, waiter] = [await zk.startAgent(), await zk.startAgent()];
-    const waited = waiter.acquire(drainPath, 30_000);
+    const waited = waiter.acquire(drainPath, scaled(30_000));
     // The waiter created its node past the guard, deleted it, and waits off the queue.
     await eventually('the waiter backed off', async () => {
       const next = await zk.admin.nextSequence(drainPath);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ZkCode } from '../../lib/core/zookeeper/zk-errors';
 import type { UnparsableReplyReport } from './fixtures/unparsable-reply-client';
 import { FakeZooKeeper } from './support/fake-zookeeper';
+import { scaled } from '../support/time-scale';
 
 const UNKNOWN_CODE = -999;
 const GET_DATA = 4;
@@ -49,7 +50,7 @@ function runClient(client: 'zk-session' | 'raw', connectionString: string): Prom
   const stuck = setTimeout(() => {
     stderr += '\n[killed: still running 20 s after start, a handle was left open]';
     child.kill('SIGKILL');
-  }, 20_000);
+  }, scaled(20_000));
   return new Promise((resolve) =>
     child.once('close', (code, signal) => {
       clearTimeout(stuck);

@@ -6,6 +6,7 @@
 import { ZkLockClient } from '../../lib';
 import { testRoot, ZkAdmin, zkConnectFromEnv } from '../core/support/zk-admin';
 import { LockPeer } from '../support/peers';
+import { scaled } from '../support/time-scale';
 
 export interface InteropFixture {
   readonly root: string;
@@ -31,7 +32,7 @@ export function useInterop(
     fixture.ours = await ZkLockClient.connect({ connectionString: connect });
     fixture.later = await ZkLockClient.connect({ connectionString: connect });
     fixture.admin = await ZkAdmin.connect(connect);
-  }, 180_000);
+  }, scaled(180_000));
   afterAll(async () => {
     await fixture.peer?.stop();
     await fixture.ours?.close();

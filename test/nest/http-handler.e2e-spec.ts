@@ -17,6 +17,7 @@ import { map, Observable, throwError, timer } from 'rxjs';
 import request from 'supertest';
 import { DistributedLock, LockService, ZkLockClient } from '../../lib';
 import { testNamespace, useLockApp, zkConnect } from './support/nest-app';
+import { scaled } from '../support/time-scale';
 
 /** What the pipe saw: was the request's lock held when it ran? */
 const piped: { value: string; held: boolean }[] = [];
@@ -97,7 +98,7 @@ class OrdersController {
   }
 
   @Post(':id/fn')
-  @DistributedLock((id: string) => `/locks/fn:${id}`, { waitTimeoutMs: 300 })
+  @DistributedLock((id: string) => `/locks/fn:${id}`, { waitTimeoutMs: scaled(10_000) })
   byFunction(@Param('id') id: string) {
     return this.locks.isHeld(`/locks/fn:${id}`);
   }
@@ -141,6 +142,9 @@ class OrdersController {
   }
 }
 
+/** Long enough for an uncontended first request on a loaded machine, short for the 409 test. */
+const MODULE_WAIT_MS = scaled(2_000);
+
 describe('@DistributedLock on a controller handler', () => {
   const namespace = testNamespace('http-handler');
   const lockApp = useLockApp(
@@ -148,7 +152,7 @@ describe('@DistributedLock on a controller handler', () => {
       controllers: [OrdersController],
       providers: [{ provide: APP_FILTER, useClass: OrderRefusedFilter }],
     },
-    { namespace, waitTimeoutMs: 400 }, // the module default, for handlers that set none
+    { namespace, waitTimeoutMs: MODULE_WAIT_MS }, // the module default, for handlers that set none
   );
   const server = () => lockApp.app.getHttpServer();
   const acquiredPaths = () => lockApp.acquired.map((event) => event.path);
@@ -224,7 +228,9 @@ describe('@DistributedLock on a controller handler', () => {
     const handle = await other.acquire('/locks/default-wait:1');
     try {
       const res = await request(server()).post('/orders/1/default-wait').expect(409);
-      expect(res.body.message).toContain('after 400 ms waiting for lock "/locks/default-wait:1"');
+      expect(res.body.message).toContain(
+        `after ${MODULE_WAIT_MS} ms waiting for lock "/locks/default-wait:1"`,
+      );
     } finally {
       await handle.release();
     }

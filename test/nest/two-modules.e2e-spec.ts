@@ -9,11 +9,16 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DistributedLock, LockService, ZkLockModule } from '../../lib';
 import { testNamespace, zkConnect } from './support/nest-app';
+import { scaled } from '../support/time-scale';
 
 const namespace = testNamespace('two-modules');
 
 function lockModule() {
-  return ZkLockModule.forRoot({ connectionString: zkConnect(), namespace, waitTimeoutMs: 500 });
+  return ZkLockModule.forRoot({
+    connectionString: zkConnect(),
+    namespace,
+    waitTimeoutMs: scaled(2_000),
+  });
 }
 
 @Injectable()

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../support/time-scale';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -46,19 +47,23 @@ describe('npm run demo', () => {
   beforeAll(() => (out = mkdtempSync(join(tmpdir(), 'demo-'))));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('shows the oversell and its fix, saves the report and stops everything', async () => {
-    const { code, stdout, stderr } = await runDemo(out);
-    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toMatch(/^without lock +\/orders\/unsafe +300 /m);
-    expect(stdout).toMatch(/^with lock +\/orders +300 +30 +270 +0 +0 +30 +0 /m);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    expect(report.lockedOversold).toBe(false);
-    expect(report.runs[0].oversold).toBeGreaterThan(0);
-    expect(report.pausedHolder).toMatchObject({ fencedWriteRejected: true, oversold: 0 });
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('No locked run oversold.');
-    const pids = [...stderr.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    pids.push(report.pausedHolder.holder.pid);
-    expect(pids).toHaveLength(4);
-    expect(pids.filter(alive)).toEqual([]);
-  }, 180_000);
+  it(
+    'shows the oversell and its fix, saves the report and stops everything',
+    async () => {
+      const { code, stdout, stderr } = await runDemo(out);
+      expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toMatch(/^without lock +\/orders\/unsafe +300 /m);
+      expect(stdout).toMatch(/^with lock +\/orders +300 +30 +270 +0 +0 +30 +0 /m);
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+      expect(report.lockedOversold).toBe(false);
+      expect(report.runs[0].oversold).toBeGreaterThan(0);
+      expect(report.pausedHolder).toMatchObject({ fencedWriteRejected: true, oversold: 0 });
+      expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('No locked run oversold.');
+      const pids = [...stderr.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
+      pids.push(report.pausedHolder.holder.pid);
+      expect(pids).toHaveLength(4);
+      expect(pids.filter(alive)).toEqual([]);
+    },
+    scaled(180_000),
+  );
 });

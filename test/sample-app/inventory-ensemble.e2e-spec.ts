@@ -15,6 +15,7 @@ import { AppInstance } from '../../scripts/demo/app-instance';
 import { HttpJson, JsonResponse } from '../../scripts/demo/http-json';
 import { postgresFromEnv, PostgresServer } from '../support/postgres';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { scaled } from '../support/time-scale';
 
 const TWO_POW_64 = 1n << 64n;
 const suffix = randomBytes(4).toString('hex');
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const failed = started.find((r) => r.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
   [a, b, c] = apps.map((app) => app.url);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   http.close();
@@ -72,7 +73,7 @@ afterAll(async () => {
   await pg?.end().catch(() => undefined);
   await Promise.allSettled([pgServer?.stop(), zooKeeper?.stop()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, scaled(60_000));
 
 async function pgFence(productId: string): Promise<bigint> {
   const { rows } = await pg!.query('SELECT fence::text AS fence FROM products WHERE id = $1', [

@@ -13,6 +13,7 @@ import { InventoryStore } from '../../sample-app/src/store/inventory.store';
 import { PostgresInventoryStore } from '../../sample-app/src/store/postgres-inventory.store';
 import { SqliteInventoryStore } from '../../sample-app/src/store/sqlite-inventory.store';
 import { postgresFromEnv, PostgresServer } from '../support/postgres';
+import { scaled } from '../support/time-scale';
 
 const suffix = randomBytes(4).toString('hex');
 let dir: string;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   stores.sqlite = new SqliteInventoryStore(join(dir, 'store.sqlite'));
   stores.postgres = new PostgresInventoryStore(pgUrl);
   await Promise.all(Object.values(stores).map((s) => s.migrate()));
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await Promise.all(Object.values(stores).map((s) => s.close()));

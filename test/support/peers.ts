@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { installDebianPackage } from './zookeeper';
+import { scaled } from './time-scale';
 
 const JAVA_DIR = '/usr/share/java';
 const PEERS = join(__dirname, '..', 'interop', 'peers');
@@ -89,7 +90,7 @@ export class LockPeer {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     const peer = new LockPeer(child);
     // A JVM compiling the source on a loaded machine can take a while to start.
-    await peer.next((e) => e.event === 'ready', 120_000);
+    await peer.next((e) => e.event === 'ready', scaled(300_000));
     return peer;
   }
 
@@ -119,7 +120,7 @@ export class LockPeer {
   }
 
   /** Resolves with the first event (already seen or to come) matching `match`. */
-  next(match: (event: PeerEvent) => boolean, timeoutMs = 60_000): Promise<PeerEvent> {
+  next(match: (event: PeerEvent) => boolean, timeoutMs = scaled(120_000)): Promise<PeerEvent> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         const found = this.events.find(match);

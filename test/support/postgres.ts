@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from './zookeeper';
+import { scaled } from './time-scale';
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
@@ -131,7 +132,7 @@ export class PostgresServer {
     return this.proc.exitCode === null && this.proc.signalCode === null;
   }
 
-  private async waitReady(timeoutMs = 30_000): Promise<void> {
+  private async waitReady(timeoutMs = scaled(120_000)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (!this.running) {

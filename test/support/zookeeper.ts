@@ -17,6 +17,7 @@ import {
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from './time-scale';
 
 const DEBIAN_JAR = '/usr/share/java/zookeeper.jar';
 
@@ -176,7 +177,7 @@ export class ZooKeeperMember {
   }
 
   /** Waits until the member serves clients (standalone, leader or follower). */
-  async waitServing(timeoutMs = 30_000): Promise<void> {
+  async waitServing(timeoutMs = scaled(120_000)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (!this.running)

@@ -7,6 +7,7 @@ import { ZkLockClient, ZkLockClientOptions } from '../../../lib';
 import { ZooKeeperOptions, ZooKeeperServer } from '../../support/zookeeper';
 import { killAllFixtures, LockAgent } from './agents';
 import { eventually, testRoot, ZkAdmin } from './zk-admin';
+import { scaled } from '../../support/time-scale';
 
 export interface OwnServerFixture {
   /** `/test-<name>-<random>`; removed with everything below it after the tests. */
@@ -68,7 +69,7 @@ export function useOwnServer(
       });
       await agent.release(path);
     },
-    async freezeServerUntil(what: string, until: () => boolean, timeoutMs = 20_000) {
+    async freezeServerUntil(what: string, until: () => boolean, timeoutMs = scaled(30_000)) {
       fixture.server.members[0].pause();
       try {
         await eventually(what, until, timeoutMs);

@@ -3,6 +3,7 @@
  * removes a test root. Never used by lib/ (the library's own adapter is what is under test).
  */
 import { randomBytes } from 'node:crypto';
+import { scaled } from '../../support/time-scale';
 
 // node-zookeeper-client ships no types; declare only what the tests use.
 interface RawStat {
@@ -67,7 +68,7 @@ export class ZkAdmin {
   /** `auth`: digest "user:password" credentials (for nodes created with acl: 'creator'). */
   static connect(
     connectionString: string,
-    timeoutMs = 15_000,
+    timeoutMs = scaled(30_000),
     auth: string[] = [],
   ): Promise<ZkAdmin> {
     const client = zookeeper.createClient(connectionString, { sessionTimeout: 30_000 });
@@ -220,7 +221,7 @@ export class ZkAdmin {
 export async function eventually(
   what: string,
   check: () => Promise<boolean> | boolean,
-  timeoutMs = 15_000,
+  timeoutMs = scaled(30_000),
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -2,6 +2,7 @@ import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { LockEvents, LockService, ZkLockModule, ZkLockModuleOptions } from '../../../lib';
+import { scaled } from '../../support/time-scale';
 
 /** A root path of its own for each test file: `/test-<file>-<random>`. */
 export function testNamespace(file: string): string {
@@ -82,7 +83,7 @@ export class Gate {
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = scaled(60_000),
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
