@@ -11,7 +11,7 @@ import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
 import { ReadOnlyLockView } from './read-only-lock-view';
 import { LockKind, LockQueues, PathQueue } from './lock-queues';
-import type { QueueHost } from './recipes/lock-queue';
+import type { QueueHost } from './recipes/waiter-queue';
 import { acquireAll } from './recipes/multi-lock';
 import { SemaphoreRecipe } from './recipes/semaphore';
 import type {

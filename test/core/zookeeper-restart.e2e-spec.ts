@@ -12,6 +12,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../../lib';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { scaled } from '../support/time-scale';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
 /** Long enough for a JVM restart on a busy machine. */
@@ -106,6 +107,40 @@ describe('ZooKeeper stopped and restarted under a held lock', () => {
     expect(next.state).toBe('held');
     await next.release();
   });
+
+  it.each(['mutex', 'read'] as const)(
+    'a %s waiter whose wait ends while ZooKeeper is away gets ZooKeeperUnavailableError, not LockTimeoutError',
+    async (kind) => {
+      const path = `${root}/away-${kind}`;
+      const holderClient = await connect(LONG_SESSION_MS);
+      const holder = await (kind === 'read'
+        ? holderClient.writeLock(path).acquire()
+        : holderClient.acquire(path));
+      const waiterClient = await connect(LONG_SESSION_MS);
+      const options = { waitTimeoutMs: scaled(8_000) }; // ends while the server is away
+      const waiting =
+        kind === 'read'
+          ? waiterClient.readLock(path).acquire(options)
+          : waiterClient.acquire(path, options);
+      const failure = waiting.then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      await eventually('the waiter is queued', async () => {
+        return (await waiterClient.inspect(path)).queue.length === 1;
+      });
+      await server.members[0].stop();
+      try {
+        const error = await failure; // the session is still alive on the server's side
+        expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
+        expect(error?.message).toContain(`while waiting for lock "${path}"`);
+      } finally {
+        server.members[0].start();
+        await server.members[0].waitServing();
+      }
+      await holder.release();
+    },
+  );
 
   it('fails a waiter with ZooKeeperUnavailableError naming the lock when no session comes back', async () => {
     const path = `${root}/no-session`;
