@@ -159,5 +159,12 @@ function createSpec(
       `@DistributedLock on ${where} needs a path template string or a function`,
     );
   }
-  return { where, template: parseKeyTemplate(template, where), options };
+  const parsed = parseKeyTemplate(template, where);
+  if (parsed.expanding && (options.mode || options.maxLeases !== undefined)) {
+    throw new ZkLockError(
+      `@DistributedLock on ${where}: "<${parsed.expanding.raw}>" locks several paths at once ` +
+        '(the multi-path lock), which has no read/write mode or semaphore; remove the "*" or the option.',
+    );
+  }
+  return { where, template: parsed, options };
 }

@@ -36,7 +36,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
     if (!spec || context.getType() !== 'http') return next.handle();
     const mapErrors = catchError((err: unknown) => throwError(() => toHttpError(err)));
     if (!spec.template) return next.handle().pipe(mapErrors);
-    let path: string;
+    let path: string | string[];
     try {
       path = resolveRequestPath(spec.template, context.switchToHttp().getRequest(), spec.where);
     } catch (err) {
@@ -59,7 +59,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
             const onLost = () => {
               const error = lock.signal.reason as unknown;
               this.logger.error(
-                `${spec.where} lost lock "${path}" while running; answering 503: ` +
+                `${spec.where} lost lock "${[path].flat().join('", "')}" while running; answering 503: ` +
                   (error instanceof Error ? error.message : String(error)),
               );
               inner?.unsubscribe();
@@ -110,6 +110,6 @@ export class DistributedLockInterceptor implements NestInterceptor {
   }
 }
 
-function toLost(path: string, reason: unknown): LockLostError {
-  return new LockLostError(path, 'connection-lost', String(reason));
+function toLost(path: string | string[], reason: unknown): LockLostError {
+  return new LockLostError([path].flat().join(', '), 'connection-lost', String(reason));
 }

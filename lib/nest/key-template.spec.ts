@@ -1,5 +1,12 @@
 import { InvalidLockPathError } from '../core/errors';
-import { dig, parseKeyTemplate, resolveKeyTemplate, TemplateRef } from './key-template';
+import {
+  dig,
+  MAX_EXPANDED_PATHS,
+  parseKeyTemplate,
+  resolveKeyTemplate,
+  resolveKeyTemplatePaths,
+  TemplateRef,
+} from './key-template';
 
 const where = 'OrdersController.update';
 const fromRecord =
@@ -76,5 +83,43 @@ describe('dig', () => {
     expect(dig({ items: [{ sku: 'x' }] }, ['items', '0', 'sku'])).toBe('x');
     expect(dig({}, ['constructor'])).toBeUndefined();
     expect(dig({ a: 1 }, ['a', 'b'])).toBeUndefined();
+  });
+});
+
+describe('templates with <list.*.field> (several paths)', () => {
+  it.each([
+    ['/locks/<*.id>', 'must name the array before "*"'],
+    ['/locks/<a.*.b.*>', 'more than one "*"'],
+    ['/locks/<a.*>/<b.*>', 'only one placeholder may contain "*"'],
+  ])('rejects %s at decoration time', (source, reason) => {
+    expect(() => parseKeyTemplate(source, where)).toThrow(InvalidLockPathError);
+    expect(() => parseKeyTemplate(source, where)).toThrow(reason);
+  });
+
+  it('gives one encoded path per element, other placeholders shared', () => {
+    const template = parseKeyTemplate('/shop/<shop>/stock:<items.*.sku>', where);
+    const values = { shop: 's1', items: [{ sku: 'a' }, { sku: '../b' }] };
+    expect(resolveKeyTemplatePaths(template, fromRecord(values), where)).toEqual([
+      '/shop/s1/stock:a',
+      '/shop/s1/stock:..%2Fb', // the value stays inside its segment
+    ]);
+    const plain = parseKeyTemplate('/ids/<ids.*>', where);
+    expect(resolveKeyTemplatePaths(plain, fromRecord({ ids: [1, 'x'] }), where)).toEqual([
+      '/ids/1',
+      '/ids/x',
+    ]);
+  });
+
+  it(`refuses more than ${MAX_EXPANDED_PATHS} elements, naming the limit`, () => {
+    const template = parseKeyTemplate('/ids/<ids.*>', where);
+    const ids = Array.from({ length: MAX_EXPANDED_PATHS + 1 }, (_, i) => i);
+    expect(() => resolveKeyTemplatePaths(template, fromRecord({ ids }), where)).toThrow(
+      `ids has ${MAX_EXPANDED_PATHS + 1} elements, more than ${MAX_EXPANDED_PATHS} locks at once`,
+    );
+  });
+
+  it('a template without "*" still gives one path', () => {
+    const template = parseKeyTemplate('/locks/<id>', where);
+    expect(resolveKeyTemplatePaths(template, fromRecord({ id: 7 }), where)).toBe('/locks/7');
   });
 });

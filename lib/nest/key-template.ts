@@ -1,7 +1,10 @@
 import { InvalidLockPathError } from '../core/errors';
 import { encodePathSegment, validateLockPath } from '../core/paths';
 
-/** One `<...>` placeholder: `<id>` is ['id'], `<body.items.0.sku>` is ['body', 'items', '0', 'sku']. */
+/**
+ * One `<...>` placeholder: `<id>` is ['id'], `<body.items.0.sku>` is ['body', 'items', '0', 'sku'].
+ * A `*` part (`<items.*.productId>`) stands for every element of the array before it.
+ */
 export interface TemplateRef {
   raw: string;
   segments: string[];
@@ -14,12 +17,14 @@ export interface KeyTemplate {
   source: string;
   parts: TemplatePart[];
   refs: TemplateRef[];
+  /** The placeholder with a `*`, if any: the template gives one path per array element. */
+  expanding?: TemplateRef;
 }
 
 /** Looks one placeholder up; `undefined` means missing. */
 export type RefLookup = (ref: TemplateRef) => unknown;
 
-const SEGMENT = /^(?:[A-Za-z_$][\w$-]*|\d+)$/;
+const SEGMENT = /^(?:[A-Za-z_$][\w$-]*|\d+|\*)$/;
 
 /**
  * Parses and checks a template once, when the decorator is applied: balanced `<` `>`, non-empty
@@ -52,6 +57,15 @@ export function parseKeyTemplate(source: string, where: string): KeyTemplate {
       fail(`placeholder "<${raw}>" has an invalid name part "${bad}" (use letters, digits, _ $ -)`);
     }
     const ref = { raw, segments };
+    if (segments.includes('*')) {
+      if (segments[0] === '*') fail(`placeholder "<${raw}>" must name the array before "*"`);
+      if (segments.indexOf('*') !== segments.lastIndexOf('*')) {
+        fail(`placeholder "<${raw}>" has more than one "*" (one array per template)`);
+      }
+      if (refs.some((r) => r.segments.includes('*'))) {
+        fail(`only one placeholder may contain "*" (one array per template); found "<${raw}>" too`);
+      }
+    }
     parts.push(ref);
     refs.push(ref);
     i = end + 1;
@@ -62,8 +76,51 @@ export function parseKeyTemplate(source: string, where: string): KeyTemplate {
   } catch (err) {
     fail(`it does not give a valid path: ${(err as InvalidLockPathError).reason}`);
   }
-  return { source, parts, refs };
+  return { source, parts, refs, expanding: refs.find((r) => r.segments.includes('*')) };
 }
+
+/**
+ * The lock path(s) of a template: one path, or for a template with `<items.*.productId>` one
+ * path per element of `items` (the decorated method then holds them all: the multi-path lock,
+ * which sorts and de-duplicates them). The array must be non-empty and every element must
+ * give a value; otherwise InvalidLockPathError, as for a missing value.
+ */
+export function resolveKeyTemplatePaths(
+  template: KeyTemplate,
+  lookup: RefLookup,
+  where: string,
+): string | string[] {
+  const star = template.expanding;
+  if (!star) return resolveKeyTemplate(template, lookup, where);
+  const at = star.segments.indexOf('*');
+  const head = star.segments.slice(0, at);
+  const tail = star.segments.slice(at + 1);
+  const list = lookup({ raw: head.join('.'), segments: head });
+  const fail = (reason: string): never => {
+    throw new InvalidLockPathError(template.source, `<${star.raw}> in ${where}: ${reason}`);
+  };
+  if (!Array.isArray(list)) {
+    fail(`${head.join('.')} is ${list === undefined ? 'missing' : 'not an array'}; send a list`);
+  }
+  const elements = list as unknown[];
+  if (elements.length === 0) fail(`${head.join('.')} is empty, so there is nothing to lock`);
+  if (elements.length > MAX_EXPANDED_PATHS) {
+    fail(
+      `${head.join('.')} has ${elements.length} elements, more than ${MAX_EXPANDED_PATHS} locks ` +
+        'at once; split the request',
+    );
+  }
+  return elements.map((element, index) =>
+    resolveKeyTemplate(
+      template,
+      (ref) => (ref === star ? dig(element, tail) : lookup(ref)),
+      `${where} (element ${index} of ${head.join('.')})`,
+    ),
+  );
+}
+
+/** Upper bound on the paths one call may lock through a `*` template (one node per path). */
+export const MAX_EXPANDED_PATHS = 100;
 
 /**
  * Builds the lock path. Each value is encoded into ONE path segment (`../admin` cannot escape).

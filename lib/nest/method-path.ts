@@ -1,7 +1,7 @@
 import { InvalidLockPathError } from '../core/errors';
 import { validateLockPath } from '../core/paths';
 import type { DistributedLockSpec } from './distributed-lock.options';
-import { dig, resolveKeyTemplate, TemplateRef } from './key-template';
+import { dig, resolveKeyTemplatePaths, TemplateRef } from './key-template';
 
 /**
  * Resolves a decorated method's lock path from its arguments: `<orderId>` by parameter name,
@@ -40,5 +40,5 @@ export function resolveMethodPath(
     }
     return dig(args[index], rest);
   };
-  return resolveKeyTemplate(template, lookup, `the arguments of ${spec.where}`);
+  return resolveKeyTemplatePaths(template, lookup, `the arguments of ${spec.where}`);
 }

@@ -1,4 +1,4 @@
-import { dig, KeyTemplate, resolveKeyTemplate, TemplateRef } from './key-template';
+import { dig, KeyTemplate, resolveKeyTemplatePaths, TemplateRef } from './key-template';
 
 const SCOPES = ['params', 'query', 'body'] as const;
 
@@ -16,7 +16,7 @@ export function resolveRequestPath(
   template: KeyTemplate,
   request: RequestLike,
   where: string,
-): string {
+): string | string[] {
   const lookup = (ref: TemplateRef): unknown => {
     const [first, ...rest] = ref.segments;
     if (rest.length > 0 && (SCOPES as readonly string[]).includes(first)) {
@@ -28,5 +28,5 @@ export function resolveRequestPath(
     }
     return undefined;
   };
-  return resolveKeyTemplate(template, lookup, `the request to ${where} (params, query, body)`);
+  return resolveKeyTemplatePaths(template, lookup, `the request to ${where} (params, query, body)`);
 }

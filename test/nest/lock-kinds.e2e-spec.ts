@@ -3,7 +3,7 @@
  * the read/write lock (on a service and on a route handler), `@DistributedSemaphore` for a
  * limit, and a path function returning several paths for the multi-path lock.
  */
-import { Controller, Get, Injectable, Param } from '@nestjs/common';
+import { Body, Controller, Get, Injectable, Param, Post } from '@nestjs/common';
 import request from 'supertest';
 import { DistributedLock, DistributedSemaphore, ZkLockClient, ZkLockError } from '../../lib';
 import { Gate, testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
@@ -48,6 +48,11 @@ class CatalogService {
   transfer(from: string, to: string) {
     return inside.run(gate, () => `${from}->${to}`);
   }
+
+  @DistributedLock('/accounts/<legs.*.account>')
+  settle(legs: Array<{ account: string; amount: number }>) {
+    return inside.run(gate, () => legs.map((leg) => leg.account).join('+'));
+  }
 }
 
 @Controller('catalog')
@@ -56,6 +61,12 @@ class CatalogController {
   @DistributedLock('/catalog/<id>', { mode: 'read' })
   get(@Param('id') id: string) {
     return inside.run(gate, () => ({ id }));
+  }
+
+  @Post('orders')
+  @DistributedLock('/stock/<body.items.*.productId>')
+  order(@Body() body: { items: Array<{ productId: string }> }) {
+    return inside.run(gate, () => ({ items: body.items.length }));
   }
 }
 
@@ -109,6 +120,39 @@ describe('decorator forms of the lock family', () => {
     expect(inside.most).toBe(1);
   });
 
+  it('a template with <list.*.field> holds one path per element, as a multi-path lock', async () => {
+    const legs = (...accounts: string[]) => accounts.map((account) => ({ account, amount: 1 }));
+    const calls = [service().settle(legs('x', 'y', 'x')), service().settle(legs('y', 'x'))];
+    await waitFor(() => inside.now === 1, 'one settlement inside');
+    expect(await other.tryAcquire('/accounts/x')).toBeNull();
+    expect(await other.tryAcquire('/accounts/y')).toBeNull();
+    gate.open();
+    expect(await Promise.all(calls)).toEqual(['x+y+x', 'y+x']);
+    expect(inside.most).toBe(1);
+  });
+
+  it('a route template with <body.items.*.productId> locks every item; bad lists are a 400', async () => {
+    const server = lockApp.app.getHttpServer();
+    const items = [{ productId: 'p1' }, { productId: 'p/2' }];
+    const answered = request(server).post('/catalog/orders').send({ items });
+    const response = answered.then((res) => res);
+    await waitFor(() => inside.now === 1, 'the order inside');
+    expect(await other.tryAcquire('/stock/p1')).toBeNull();
+    expect(await other.tryAcquire('/stock/p%2F2')).toBeNull(); // each value stays one segment
+    gate.open();
+    expect((await response).body).toEqual({ items: 2 });
+    for (const [body, reason] of [
+      [{ items: [] }, 'body.items is empty, so there is nothing to lock'],
+      [{ items: 'p1' }, 'body.items is not an array; send a list'],
+      [{}, 'body.items is missing; send a list'],
+      [{ items: [{ productId: 'p1' }, { sku: 'p2' }] }, 'element 1 of body.items'],
+    ] as const) {
+      const res = await request(server).post('/catalog/orders').send(body).expect(400);
+      expect(res.body.message).toContain(reason);
+    }
+    expect(inside.now).toBe(0);
+  });
+
   it('bad options fail when the class is defined, naming Class.method', () => {
     expect(() => {
       class Bad {
@@ -132,5 +176,14 @@ describe('decorator forms of the lock family', () => {
       }
       return Limit;
     }).toThrow(/@DistributedSemaphore on Limit.m: maxLeases must be an integer >= 1/);
+    expect(() => {
+      class Many {
+        @DistributedLock('/x/<ids.*>', { mode: 'read' })
+        m(ids: string[]) {
+          return ids;
+        }
+      }
+      return Many;
+    }).toThrow(/@DistributedLock on Many.m: "<ids.\*>" locks several paths at once/);
   });
 });
