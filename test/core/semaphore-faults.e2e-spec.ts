@@ -53,4 +53,39 @@ describe('semaphore under faults', () => {
     await holder.release();
     await eventually('no lease node is left', async () => (await leasesOf(path)).length === 0);
   });
+
+  // The lease analogue of session-pause.e2e-spec.ts's buffered-event guard: a waiter frozen past
+  // its session timeout while the lease it waits for frees up must not take a lease on the
+  // strength of what it reads when it wakes. It also passes without the lease grant's
+  // proven-alive check (semaphore.ts), because after SIGCONT Node runs the session clock's due
+  // timer before it reads the socket; the check covers the other order, as locks do.
+  it('a waiter frozen past its session takes no lease on what it reads when it wakes', async () => {
+    const path = `${zk.root}/frozen-waiter`;
+    const client = await zk.connect({ sessionTimeoutMs: 30_000 });
+    const semaphore = client.semaphore(path, { maxLeases: 1 });
+    const holder = await semaphore.acquire();
+    const waiter = await zk.startAgent();
+    const reply = waiter.send({ op: 'lease', path, maxLeases: 1 });
+    await eventually('the waiter queued', async () => (await leasesOf(path)).length === 2);
+    waiter.child.kill('SIGSTOP');
+    let answered = false;
+    try {
+      await holder.release(); // the change event waits in the frozen waiter's socket
+      // Taken once the server has expired the frozen waiter's session and deleted its nodes.
+      const other = await semaphore.acquire({ waitTimeoutMs: scaled(60_000) });
+      void reply.then(() => (answered = true));
+      waiter.child.kill('SIGCONT');
+      await eventually('the waiter queued again in a new session (or took a lease)', async () => {
+        return answered || (await leasesOf(path)).length === 2;
+      });
+      const answeredWhileOtherHeld = answered;
+      await other.release();
+      expect(await reply).toMatchObject({ type: 'acquired' });
+      expect(answeredWhileOtherHeld).toBe(false);
+      await waiter.release(path);
+    } finally {
+      waiter.child.kill('SIGCONT');
+    }
+    await eventually('no lease node is left', async () => (await leasesOf(path)).length === 0);
+  });
 });

@@ -221,7 +221,14 @@ export class SemaphoreRecipe {
             await node.create(session); // deleted under us: queue the lease again
             continue;
           }
-          if (children.length <= w.maxLeases) break;
+          if (children.length <= w.maxLeases) {
+            // Granted only on a session proven alive, like a lock (docs/design.md §2): a listing
+            // read after this process stalled may describe a session the server has expired
+            // since. Listing again asks the server now: its answer proves the session or ends it.
+            if (session.provenAlive) break;
+            if (!(await waitUsable(session))) throw new SessionEnded();
+            continue;
+          }
           if (w.tryOnly) {
             this.removeAll(w.leasesPath, nodes);
             return null;
