@@ -40,7 +40,8 @@ describe('npm run bench -- --quick', () => {
     async () => {
       const out = join(dir, 'results.jsonl');
       const { code, output } = await runBench(['--quick', '--out', out]);
-      expect({ code, output }).toMatchObject({ code: 0 });
+      // On failure, show what the bench printed (its last lines say which scenario and why).
+      if (code !== 0) throw new Error(`bench exited with ${code}:\n${output.slice(-4000)}`);
       const lines = readFileSync(out, 'utf8')
         .trim()
         .split('\n')

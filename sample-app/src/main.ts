@@ -15,6 +15,11 @@ async function bootstrap(): Promise<void> {
     logger: LEVELS.slice(0, (level === -1 ? LEVELS.indexOf('log') : level) + 1),
   });
   app.enableShutdownHooks();
+  // Idle keep-alive connections stay open longer than any client pool keeps them (Node's 5 s
+  // default races a client that reuses the socket as the server closes it: ECONNRESET under load).
+  const server = app.getHttpServer() as import('node:http').Server;
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await app.listen(config.port, config.host);
   const store = config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : 'postgres';
   new Logger('SampleApp').log(
