@@ -6,7 +6,7 @@ import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
-import { ZkLockTelemetry } from './zk-lock.telemetry';
+import { checkTelemetryOption, ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
 /** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */
@@ -14,7 +14,8 @@ const clientProvider: Provider = {
   provide: ZK_LOCK_CLIENT,
   inject: [ZK_LOCK_MODULE_OPTIONS],
   useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> => {
-    const { waitTimeoutMs: _decoratorDefault, telemetry: _telemetry, ...clientOptions } = options;
+    const { waitTimeoutMs: _decoratorDefault, telemetry, ...clientOptions } = options;
+    checkTelemetryOption(telemetry);
     return ZkLockClient.connect(clientOptions);
   },
 };

@@ -2,12 +2,37 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { DiscoveryService } from '@nestjs/core';
 import { InvalidLockOptionsError } from '../core/errors';
 import type { ZkLockClient } from '../core/lock-client';
-import { LockTelemetry } from '../core/telemetry/lock-telemetry';
+import { LockTelemetry, LockTelemetryOptions } from '../core/telemetry/lock-telemetry';
+import { PathLabels } from '../core/telemetry/path-labels';
 import type { DistributedLockSpec } from './distributed-lock.options';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
+
+/**
+ * Checks the module option `telemetry` before the client connects (a bad value fails bootstrap
+ * with InvalidLockOptionsError and leaves no session open).
+ */
+export function checkTelemetryOption(option: unknown): void {
+  if (option === undefined || option === false) return;
+  if (typeof option !== 'object' || option === null) {
+    throw new InvalidLockOptionsError(
+      'ZkLockModule',
+      `telemetry must be false or an object, got ${option === null ? 'null' : typeof option}`,
+      'Leave it out to measure whenever @opentelemetry/api is installed',
+    );
+  }
+  const templates = (option as LockTelemetryOptions).pathTemplates;
+  if (templates !== undefined && !Array.isArray(templates)) {
+    throw new InvalidLockOptionsError(
+      'telemetry.pathTemplates',
+      `it must be an array of path templates, got ${typeof templates}`,
+      "Give e.g. ['/locks/order:<id>']",
+    );
+  }
+  new PathLabels(templates);
+}
 
 /**
  * OpenTelemetry for the module's client (README "Observability"): on whenever
@@ -32,13 +57,6 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     const option = this.options.telemetry;
     if (option === false) return;
-    if (option !== undefined && (typeof option !== 'object' || option === null)) {
-      throw new InvalidLockOptionsError(
-        'ZkLockModule',
-        `telemetry must be false or an object, got ${typeof option}`,
-        'Leave it out to measure whenever @opentelemetry/api is installed',
-      );
-    }
     this.telemetry = LockTelemetry.attach(this.client, {
       ...option,
       pathTemplates: [...(option?.pathTemplates ?? []), ...this.decoratorTemplates()],
