@@ -10,6 +10,11 @@ export const TELEMETRY_SCOPE = 'nestjs-zookeeper-lock';
 /** The attribute holding the path template (never the concrete path: bounded cardinality). */
 export const PATH_ATTRIBUTE = 'zk_lock.path';
 
+/** Histogram buckets of waits and holds, in seconds: 1 ms (a handoff) to 10 minutes (a job). */
+const SECONDS_BUCKETS = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+];
+
 /** Options of `LockTelemetry.attach()` (and of the module's `telemetry` option). */
 export interface LockTelemetryOptions {
   /**
@@ -65,10 +70,12 @@ export class LockTelemetry {
     const waitTime = meter.createHistogram('zk_lock.wait.duration', {
       description: 'Time callers waited for a lock, by outcome (acquired, busy, timeout, ...)',
       unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
     });
     const holdTime = meter.createHistogram('zk_lock.hold.duration', {
       description: 'Time a lock was held, from its grant to its release',
       unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
     });
     const count = (name: string, description: string) => meter.createCounter(name, { description });
     const acquired = count('zk_lock.acquired', 'Locks granted (re-entries not counted)');
