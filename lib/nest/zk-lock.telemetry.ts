@@ -23,7 +23,24 @@ export function checkTelemetryOption(option: unknown): void {
       'Leave it out to measure whenever @opentelemetry/api is installed',
     );
   }
-  const templates = (option as LockTelemetryOptions).pathTemplates;
+  const {
+    pathTemplates: templates,
+    meterProvider,
+    tracerProvider,
+  } = option as LockTelemetryOptions;
+  const providers: [string, unknown, string][] = [
+    ['meterProvider', meterProvider, 'getMeter'],
+    ['tracerProvider', tracerProvider, 'getTracer'],
+  ];
+  for (const [name, provider, method] of providers) {
+    if (provider !== undefined && typeof (provider as any)?.[method] !== 'function') {
+      throw new InvalidLockOptionsError(
+        `telemetry.${name}`,
+        `it has no ${method}() method`,
+        `Pass an OpenTelemetry ${name[0].toUpperCase()}${name.slice(1)}, or leave it out for the global one`,
+      );
+    }
+  }
   if (templates !== undefined && !Array.isArray(templates)) {
     throw new InvalidLockOptionsError(
       'telemetry.pathTemplates',

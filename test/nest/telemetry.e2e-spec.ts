@@ -6,7 +6,13 @@ import { Injectable } from '@nestjs/common';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { randomUUID } from 'node:crypto';
-import { DistributedLock, LockService, LockTimeoutError, ZkLockTelemetry } from '../../lib';
+import {
+  DistributedLock,
+  InvalidLockOptionsError,
+  LockService,
+  LockTimeoutError,
+  ZkLockTelemetry,
+} from '../../lib';
 import { ZkAdmin } from '../core/support/zk-admin';
 import { TestTelemetry } from './support/otel';
 import {
@@ -225,6 +231,33 @@ describe('telemetry lifecycle', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it.each([
+    [
+      'a telemetry option that is not an object',
+      { telemetry: 'on' },
+      /telemetry must be false or an object, got string/,
+    ],
+    [
+      'pathTemplates that is not an array',
+      { telemetry: { pathTemplates: '/a/<b>' } },
+      /telemetry.pathTemplates: it must be an array/,
+    ],
+    [
+      'a meterProvider without getMeter()',
+      { telemetry: { meterProvider: {} } },
+      /telemetry.meterProvider: it has no getMeter\(\) method/,
+    ],
+    [
+      'a tracerProvider without getTracer()',
+      { telemetry: { tracerProvider: 1 } },
+      /telemetry.tracerProvider: it has no getTracer\(\) method/,
+    ],
+  ])('fails bootstrap with InvalidLockOptionsError for %s', async (_what, options, message) => {
+    const failure = createLockApp({}, { namespace, ...(options as object) });
+    await expect(failure).rejects.toBeInstanceOf(InvalidLockOptionsError);
+    await expect(failure).rejects.toThrow(message);
   });
 
   it('fails bootstrap with InvalidLockOptionsError for a template that cannot be one', async () => {
