@@ -85,7 +85,10 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     this.telemetry = undefined;
   }
 
-  /** The string templates of every `@DistributedLock` method of the application's classes. */
+  /**
+   * The string templates of every `@DistributedLock` method of the application's classes; for a
+   * `@DistributedSemaphore`, its mutex's (leases emit no lock events).
+   */
   private decoratorTemplates(): string[] {
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     const templates = new Set<string>();
@@ -98,7 +101,10 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
           DISTRIBUTED_LOCK_METADATA,
           method,
         );
-        if (spec?.template) templates.add(spec.template.source);
+        if (!spec?.template) continue;
+        // A semaphore's acquirers hold its mutex `<path>/locks` (docs/design.md §7) for a moment.
+        const source = spec.template.source;
+        templates.add(spec.options.maxLeases === undefined ? source : `${source}/locks`);
       }
     }
     return [...templates];

@@ -8,6 +8,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { randomUUID } from 'node:crypto';
 import {
   DistributedLock,
+  DistributedSemaphore,
   InvalidLockOptionsError,
   LockService,
   LockTimeoutError,
@@ -27,6 +28,7 @@ import {
 const namespace = testNamespace('telemetry');
 const ORDER = '/orders/order:<orderId>';
 const JOB = '/jobs/job:<name>';
+const SEMAPHORE_MUTEX = '/sem/render:<kind>/locks';
 const path = (label: string) => ({ 'zk_lock.path': label });
 
 @Injectable()
@@ -35,6 +37,11 @@ class Payments {
   async pay(orderId: string, gate?: Gate) {
     await gate?.opened;
     return orderId;
+  }
+
+  @DistributedSemaphore('/sem/render:<kind>', { maxLeases: 2 })
+  async render(kind: string) {
+    return kind;
   }
 
   /** Tries once: LockTimeoutError while the order is held. */
@@ -69,7 +76,14 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
   });
 
   it('labels with the templates of @DistributedLock methods and of the pathTemplates option', () => {
-    expect(fixture.app.get(ZkLockTelemetry).pathTemplates.sort()).toEqual([JOB, ORDER].sort());
+    expect(fixture.app.get(ZkLockTelemetry).pathTemplates.sort()).toEqual(
+      [JOB, ORDER, SEMAPHORE_MUTEX].sort(),
+    );
+  });
+
+  it("labels a semaphore's mutex with its template (its leases are not lock events)", async () => {
+    await payments().render(ids[0]);
+    expect(await otel.value('zk_lock.acquired', path(SEMAPHORE_MUTEX))).toBe(1);
   });
 
   it('counts 3 acquisitions and 1 timeout under the template, with wait and hold times', async () => {
@@ -162,7 +176,7 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
       for (const point of await otel.points(name))
         labels.add(String(point.attributes['zk_lock.path']));
     }
-    expect([...labels].sort()).toEqual([JOB, ORDER, 'other'].sort());
+    expect([...labels].sort()).toEqual([JOB, ORDER, SEMAPHORE_MUTEX, 'other'].sort());
     const spans = JSON.stringify(otel.spans.getFinishedSpans().map((s) => s.attributes));
     for (const id of ids) expect(spans).not.toContain(id);
   });
