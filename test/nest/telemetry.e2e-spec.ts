@@ -15,7 +15,7 @@ import {
   ZkLockTelemetry,
 } from '../../lib';
 import { ZkAdmin } from '../core/support/zk-admin';
-import { TestTelemetry } from './support/otel';
+import { TestTelemetry } from '../support/otel';
 import {
   createLockApp,
   Gate,
