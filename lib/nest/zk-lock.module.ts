@@ -6,7 +6,8 @@ import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
-import { checkTelemetryOption, ZkLockTelemetry } from './zk-lock.telemetry';
+import { checkTelemetryOption } from './zk-lock-telemetry.options';
+import { ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
 /** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */

@@ -1,55 +1,12 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { InvalidLockOptionsError } from '../core/errors';
 import type { ZkLockClient } from '../core/lock-client';
-import { LockTelemetry, LockTelemetryOptions } from '../core/telemetry/lock-telemetry';
-import { PathLabels } from '../core/telemetry/path-labels';
+import { LockTelemetry } from '../core/telemetry/lock-telemetry';
 import type { DistributedLockSpec } from './distributed-lock.options';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
-
-/**
- * Checks the module option `telemetry` before the client connects (a bad value fails bootstrap
- * with InvalidLockOptionsError and leaves no session open).
- */
-export function checkTelemetryOption(option: unknown): void {
-  if (option === undefined || option === false) return;
-  if (typeof option !== 'object' || option === null) {
-    throw new InvalidLockOptionsError(
-      'ZkLockModule',
-      `telemetry must be false or an object, got ${option === null ? 'null' : typeof option}`,
-      'Leave it out to measure whenever @opentelemetry/api is installed',
-    );
-  }
-  const {
-    pathTemplates: templates,
-    meterProvider,
-    tracerProvider,
-  } = option as LockTelemetryOptions;
-  const providers: [string, unknown, string][] = [
-    ['meterProvider', meterProvider, 'getMeter'],
-    ['tracerProvider', tracerProvider, 'getTracer'],
-  ];
-  for (const [name, provider, method] of providers) {
-    if (provider !== undefined && typeof (provider as any)?.[method] !== 'function') {
-      throw new InvalidLockOptionsError(
-        `telemetry.${name}`,
-        `it has no ${method}() method`,
-        `Pass an OpenTelemetry ${name[0].toUpperCase()}${name.slice(1)}, or leave it out for the global one`,
-      );
-    }
-  }
-  if (templates !== undefined && !Array.isArray(templates)) {
-    throw new InvalidLockOptionsError(
-      'telemetry.pathTemplates',
-      `it must be an array of path templates, got ${typeof templates}`,
-      "Give e.g. ['/locks/order:<id>']",
-    );
-  }
-  new PathLabels(templates);
-}
 
 /**
  * OpenTelemetry for the module's client (README "Observability"): on whenever
