@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { Attributes, Meter, ObservableCallback, Tracer } from '@opentelemetry/api';
 import type { LockEvents } from '../types';
 import { LockActivity } from './lock-activity';
+import { createLockInstruments } from './lock-instruments';
 import { loadOpenTelemetry, OpenTelemetry } from './open-telemetry-api';
 import { PathLabels } from './path-labels';
 
@@ -9,11 +10,6 @@ import { PathLabels } from './path-labels';
 export const TELEMETRY_SCOPE = 'nestjs-zookeeper-lock';
 /** The attribute holding the path template (never the concrete path: bounded cardinality). */
 export const PATH_ATTRIBUTE = 'zk_lock.path';
-
-/** Histogram buckets of waits and holds, in seconds: 1 ms (a handoff) to 10 minutes (a job). */
-const SECONDS_BUCKETS = [
-  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
-];
 
 /** Options of `LockTelemetry.attach()` (and of the module's `telemetry` option). */
 export interface LockTelemetryOptions {
@@ -67,24 +63,8 @@ export class LockTelemetry {
       TELEMETRY_SCOPE,
     ) as Tracer;
     const seconds = (ms: number) => ms / 1000;
-    const waitTime = meter.createHistogram('zk_lock.wait.duration', {
-      description: 'Time callers waited for a lock, by outcome (acquired, busy, timeout, ...)',
-      unit: 's',
-      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
-    });
-    const holdTime = meter.createHistogram('zk_lock.hold.duration', {
-      description: 'Time a lock was held, from its grant to its release',
-      unit: 's',
-      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
-    });
-    const count = (name: string, description: string) => meter.createCounter(name, { description });
-    const acquired = count('zk_lock.acquired', 'Locks granted (re-entries not counted)');
-    const timeouts = count('zk_lock.timeouts', 'Waits that ended with LockTimeoutError');
-    const lost = count(
-      'zk_lock.lost',
-      'Held locks lost (session expired, connection lost, node deleted)',
-    );
-    const skipped = count('zk_lock.skipped', 'Tries that found the lock busy: the caller skipped');
+    const { waitTime, holdTime, acquired, timeouts, lost, skipped, ...gauges } =
+      createLockInstruments(meter);
     const at = (path: string): Attributes => ({ [PATH_ATTRIBUTE]: this.labels.labelOf(path) });
     this.listeners = {
       waiting: (e) => this.activity.change(this.labels.labelOf(e.path), 'waiters', 1),
@@ -111,15 +91,13 @@ export class LockTelemetry {
       },
     };
     this.gauges = (['waiters', 'holders'] as const).map((what) => {
-      const gauge = meter.createObservableGauge(`zk_lock.${what}`, {
-        description: `Callers of this process that ${what === 'waiters' ? 'wait for' : 'hold'} a lock`,
-      });
       const callback: ObservableCallback = (result) => {
-        for (const [label, n] of this.activity.entries(what))
+        for (const [label, n] of this.activity.entries(what)) {
           result.observe(n, { [PATH_ATTRIBUTE]: label });
+        }
       };
-      gauge.addCallback(callback);
-      return [gauge, callback];
+      gauges[what].addCallback(callback);
+      return [gauges[what], callback];
     });
     for (const [event, listener] of Object.entries(this.listeners)) client.on(event, listener);
   }
