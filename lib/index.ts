@@ -17,5 +17,6 @@ export { DistributedLockInterceptor } from './nest/distributed-lock.interceptor'
 export { InjectZkLockClient } from './nest/inject-zk-lock-client.decorator';
 export { ZK_LOCK_CLIENT } from './nest/zk-lock.constants';
 export { ZkLockHealthIndicator } from './nest/zk-lock.health';
+export { ZkLockTelemetry } from './nest/zk-lock.telemetry';
 export type { ZkLockHealthResult } from './nest/zk-lock.health';
 export { toHttpError } from './nest/lock-http-errors';

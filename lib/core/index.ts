@@ -16,7 +16,11 @@ export type {
   SemaphoreOptions,
   SemaphoreLease,
   LeaseAcquireOptions,
+  WaitOutcome,
 } from './types';
+export { LockTelemetry } from './telemetry/lock-telemetry';
+export type { LockTelemetryOptions } from './telemetry/lock-telemetry';
+export { OTHER_PATHS_LABEL } from './telemetry/path-labels';
 export {
   ZkLockError,
   InvalidLockPathError,

@@ -5,7 +5,7 @@ import { ClientClosedError, LockLostError, LockModeError, LockTimeoutError } fro
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
 import { documentedError } from './recipes/acquire-error';
-import { checkWaitTimeout } from './acquire-options';
+import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
 import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
@@ -352,21 +352,22 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     if (lost) return Promise.reject(lost);
     const startedAt = Date.now();
     this.reaper.cancel(full);
+    this.emit('waiting', { path });
     return run(queue).then(
       (lock) => {
+        const waitMs = Date.now() - startedAt;
+        this.emit('waited', { path, outcome: lock ? 'acquired' : 'busy', waitMs });
         if (!lock) return null;
-        if (this.listenerCount('acquired') > 0) {
-          const waitMs = Date.now() - startedAt;
-          this.emit('acquired', {
-            path,
-            waitMs,
-            fencingToken: lock.fencingToken,
-            reentrant: false,
-          });
-        }
+        this.emit('acquired', { path, waitMs, fencingToken: lock.fencingToken, reentrant: false });
         return new LockHandleView(lock);
       },
       (err) => {
+        this.emit('waited', {
+          path,
+          outcome: waitOutcomeOf(err),
+          waitMs: Date.now() - startedAt,
+          error: err,
+        });
         if (err?.name === 'LockTimeoutError')
           this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
         throw err;

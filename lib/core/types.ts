@@ -177,8 +177,18 @@ export interface LockInspection {
   queue: LockNodeInfo[];
 }
 
+/**
+ * How a wait for a lock ended: the lock, `busy` (a try found it taken: the caller skips),
+ * `timeout` (LockTimeoutError), `aborted` (LockAbortedError) or `failed` (any other error).
+ */
+export type WaitOutcome = 'acquired' | 'busy' | 'timeout' | 'aborted' | 'failed';
+
 /** Events of ZkLockClient, for metrics and logs. */
 export interface LockEvents {
+  /** A caller starts waiting for a lock (acquire or try; not a re-entry). One `waited` follows. */
+  waiting: { path: string };
+  /** The wait that `waiting` announced ended, after `waitMs`. */
+  waited: { path: string; outcome: WaitOutcome; waitMs: number; error?: Error };
   acquired: { path: string; waitMs: number; fencingToken: bigint; reentrant: boolean };
   released: { path: string; holdMs: number };
   timeout: { path: string; waitTimeoutMs: number };

@@ -2,10 +2,13 @@ import { Logger } from '@nestjs/common';
 import type { ZkLockClient } from '../core/lock-client';
 import type { ConnectionState, LockEvents } from '../core/types';
 
+/** The events it logs ('waiting' and 'waited' are for metrics and traces). */
+type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
+
 /** Logs the client's events through Nest's Logger: debug, warn on trouble, error on loss. */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
-  private readonly listeners: { [E in keyof LockEvents]: (payload: LockEvents[E]) => void } = {
+  private readonly listeners: { [E in LoggedEvent]: (payload: LockEvents[E]) => void } = {
     acquired: (e) =>
       this.logger.debug(
         `Acquired "${e.path}" after ${e.waitMs} ms (fencing token ${e.fencingToken}` +

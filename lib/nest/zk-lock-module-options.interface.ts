@@ -1,3 +1,4 @@
+import type { LockTelemetryOptions } from '../core/telemetry/lock-telemetry';
 import type { ZkLockClientOptions } from '../core/types';
 
 /** Options of `ZkLockModule.forRoot()`: the core client's options plus defaults for decorators. */
@@ -7,6 +8,11 @@ export interface ZkLockModuleOptions extends ZkLockClientOptions {
    * Undefined: wait until the lock is free.
    */
   waitTimeoutMs?: number;
+  /**
+   * OpenTelemetry metrics and spans (README "Observability"). Default: on when
+   * `@opentelemetry/api` is installed (no-op until your SDK is registered); false turns it off.
+   */
+  telemetry?: false | LockTelemetryOptions;
 }
 
 /** For `ZkLockModule.forRootAsync({ useClass | useExisting })`. */

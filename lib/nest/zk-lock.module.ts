@@ -6,6 +6,8 @@ import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
+import { checkTelemetryOption } from './zk-lock-telemetry.options';
+import { ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
 /** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */
@@ -13,7 +15,8 @@ const clientProvider: Provider = {
   provide: ZK_LOCK_CLIENT,
   inject: [ZK_LOCK_MODULE_OPTIONS],
   useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> => {
-    const { waitTimeoutMs: _decoratorDefault, ...clientOptions } = options;
+    const { waitTimeoutMs: _decoratorDefault, telemetry, ...clientOptions } = options;
+    checkTelemetryOption(telemetry);
     return ZkLockClient.connect(clientOptions);
   },
 };
@@ -25,7 +28,13 @@ const clientProvider: Provider = {
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [clientProvider, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
+  providers: [
+    clientProvider,
+    LockService,
+    DistributedLockInterceptor,
+    ZkLockHealthIndicator,
+    ZkLockTelemetry,
+  ],
   exports: [ZK_LOCK_CLIENT, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
 })
 export class ZkLockModule extends ZkLockConfigurableModule {}

@@ -1,0 +1,135 @@
+import type { EventEmitter } from 'node:events';
+import type { Attributes, Meter, ObservableCallback, Tracer } from '@opentelemetry/api';
+import type { LockEvents } from '../types';
+import { LockActivity } from './lock-activity';
+import { createLockInstruments } from './lock-instruments';
+import { loadOpenTelemetry, OpenTelemetry } from './open-telemetry-api';
+import { PathLabels } from './path-labels';
+
+/** The meter's and tracer's name (the instrumentation scope). */
+export const TELEMETRY_SCOPE = 'nestjs-zookeeper-lock';
+/** The attribute holding the path template (never the concrete path: bounded cardinality). */
+export const PATH_ATTRIBUTE = 'zk_lock.path';
+
+/** Options of `LockTelemetry.attach()` (and of the module's `telemetry` option). */
+export interface LockTelemetryOptions {
+  /**
+   * Templates of the paths your code locks directly (`'/locks/order:<id>'` for
+   * `acquire('/locks/order:' + id)`): a path is labelled with the most literal template it
+   * matches, else `'other'`. The NestJS module adds every `@DistributedLock` string template.
+   */
+  pathTemplates?: readonly string[];
+  /** Default: the global one (`metrics.getMeterProvider()`, registered by your SDK). */
+  meterProvider?: { getMeter(name: string): unknown };
+  /** Default: the global one (`trace.getTracerProvider()`). */
+  tracerProvider?: { getTracer(name: string): unknown };
+}
+
+type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
+
+/**
+ * OpenTelemetry metrics and spans of one ZkLockClient, from its events (docs/design.md §8, README
+ * "Observability"): histograms of wait and hold time, counters of acquisitions, timeouts,
+ * losses and skips, gauges of waiters and holders, and a span per wait. Every attribute is
+ * bounded: the path template, the outcome, the loss reason.
+ */
+export class LockTelemetry {
+  readonly labels: PathLabels;
+  private readonly activity = new LockActivity();
+  private readonly listeners: Listeners;
+  private readonly gauges: [{ removeCallback(cb: ObservableCallback): void }, ObservableCallback][];
+
+  /** Undefined when `@opentelemetry/api` is not installed: then nothing is measured. */
+  static attach(
+    client: EventEmitter,
+    options: LockTelemetryOptions = {},
+  ): LockTelemetry | undefined {
+    const labels = new PathLabels(options.pathTemplates);
+    const api = loadOpenTelemetry();
+    return api && new LockTelemetry(client, api, labels, options);
+  }
+
+  private constructor(
+    private readonly client: EventEmitter,
+    api: OpenTelemetry,
+    labels: PathLabels,
+    options: LockTelemetryOptions,
+  ) {
+    this.labels = labels;
+    const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
+      TELEMETRY_SCOPE,
+    ) as Meter;
+    const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(
+      TELEMETRY_SCOPE,
+    ) as Tracer;
+    const seconds = (ms: number) => ms / 1000;
+    const { waitTime, holdTime, acquired, timeouts, lost, skipped, ...gauges } =
+      createLockInstruments(meter);
+    const at = (path: string): Attributes => ({ [PATH_ATTRIBUTE]: this.labels.labelOf(path) });
+    this.listeners = {
+      waiting: (e) => this.activity.change(this.labels.labelOf(e.path), 'waiters', 1),
+      waited: (e) => {
+        this.activity.change(this.labels.labelOf(e.path), 'waiters', -1);
+        waitTime.record(seconds(e.waitMs), { ...at(e.path), 'zk_lock.outcome': e.outcome });
+        if (e.outcome === 'busy') skipped.add(1, at(e.path));
+        this.traceWait(api, tracer, e, at(e.path));
+      },
+      acquired: (e) => {
+        if (e.reentrant) return;
+        acquired.add(1, at(e.path));
+        this.activity.change(this.labels.labelOf(e.path), 'holders', 1);
+      },
+      released: (e) => {
+        holdTime.record(seconds(e.holdMs), at(e.path));
+        this.activity.change(this.labels.labelOf(e.path), 'holders', -1);
+      },
+      timeout: (e) => timeouts.add(1, at(e.path)),
+      lost: (e) => {
+        if (e.error.reason !== 'client-closed') {
+          lost.add(1, { ...at(e.path), 'zk_lock.reason': e.error.reason });
+        }
+      },
+    };
+    this.gauges = (['waiters', 'holders'] as const).map((what) => {
+      const callback: ObservableCallback = (result) => {
+        for (const [label, n] of this.activity.entries(what)) {
+          result.observe(n, { [PATH_ATTRIBUTE]: label });
+        }
+      };
+      gauges[what].addCallback(callback);
+      return [gauges[what], callback];
+    });
+    for (const [event, listener] of Object.entries(this.listeners)) client.on(event, listener);
+  }
+
+  /** Stops measuring: removes the event listeners and the gauges' callbacks. Idempotent. */
+  close(): void {
+    for (const [event, listener] of Object.entries(this.listeners))
+      this.client.off(event, listener);
+    for (const [gauge, callback] of this.gauges.splice(0)) gauge.removeCallback(callback);
+  }
+
+  /**
+   * The span of one wait, in the caller's context (the event is emitted there). It is created
+   * when the wait ends, with the wait's start as its start time.
+   */
+  private traceWait(
+    api: OpenTelemetry,
+    tracer: Tracer,
+    e: LockEvents['waited'],
+    attributes: Attributes,
+  ): void {
+    const end = Date.now();
+    const span = tracer.startSpan(
+      'zk_lock.wait',
+      {
+        startTime: new Date(end - e.waitMs),
+        attributes: { ...attributes, 'zk_lock.outcome': e.outcome },
+      },
+      api.context.active(),
+    );
+    // The error's name only: its message names the concrete path, which stays out of telemetry.
+    if (e.error) span.setStatus({ code: api.SpanStatusCode.ERROR, message: e.error.name });
+    span.end(new Date(end));
+  }
+}

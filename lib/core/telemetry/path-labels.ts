@@ -1,0 +1,77 @@
+import { InvalidLockOptionsError } from '../errors';
+import { validateLockPath } from '../paths';
+
+/** The label of lock paths that match no known template: one value, so cardinality stays bounded. */
+export const OTHER_PATHS_LABEL = 'other';
+
+/** Most paths remembered with their label; the cache starts over beyond (memory stays bounded). */
+const CACHE_LIMIT = 10_000;
+
+interface Matcher {
+  template: string;
+  pattern: RegExp;
+  /** Characters outside placeholders: the most literal template wins ('/a/b' over '/a/<x>'). */
+  literal: number;
+}
+
+/**
+ * Turns concrete lock paths ('/locks/order:42') into the bounded label of metrics: the path
+ * template they were made from ('/locks/order:<id>'), or OTHER_PATHS_LABEL. A placeholder
+ * stands for part of one segment, as template values are encoded into one segment
+ * (docs/design.md §6).
+ */
+export class PathLabels {
+  private readonly matchers: Matcher[] = [];
+  private readonly cache = new Map<string, string>();
+
+  constructor(templates: Iterable<string> = []) {
+    for (const template of templates) this.add(template);
+  }
+
+  /** Adds a template ('/locks/order:<id>'); throws InvalidLockOptionsError if it cannot be one. */
+  add(template: string): void {
+    if (this.matchers.some((m) => m.template === template)) return;
+    this.matchers.push(compile(template));
+    this.matchers.sort((a, b) => b.literal - a.literal);
+    this.cache.clear();
+  }
+
+  get templates(): string[] {
+    return this.matchers.map((m) => m.template);
+  }
+
+  labelOf(path: string): string {
+    let label = this.cache.get(path);
+    if (label !== undefined) return label;
+    label = this.matchers.find((m) => m.pattern.test(path))?.template ?? OTHER_PATHS_LABEL;
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(path, label);
+    return label;
+  }
+}
+
+const PLACEHOLDER = /<[^<>/]+>/g;
+
+function compile(template: unknown): Matcher {
+  const fail = (reason: string): never => {
+    throw new InvalidLockOptionsError(
+      'telemetry.pathTemplates',
+      `${JSON.stringify(template)} ${reason}`,
+      "Give lock path templates such as '/locks/order:<id>' (each <...> stands for one segment's value)",
+    );
+  };
+  if (typeof template !== 'string') return fail('is not a string');
+  const literals = template.split(PLACEHOLDER);
+  if (literals.some((part) => /[<>]/.test(part))) fail('has an unbalanced "<" or ">"');
+  try {
+    validateLockPath(literals.join('x'));
+  } catch {
+    fail('does not give a valid lock path');
+  }
+  const escaped = literals.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return {
+    template,
+    pattern: new RegExp(`^${escaped.join('[^/]+')}$`),
+    literal: literals.join('').length,
+  };
+}
