@@ -18,6 +18,7 @@ import type {
   AcquireOptions,
   ConnectionState,
   LockHandle,
+  LockEvents,
   LockInspection,
   LockSide,
   LockView,
@@ -352,27 +353,37 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     if (lost) return Promise.reject(lost);
     const startedAt = Date.now();
     this.reaper.cancel(full);
-    this.emit('waiting', { path });
+    this.notify('waiting', () => ({ path }));
     return run(queue).then(
       (lock) => {
         const waitMs = Date.now() - startedAt;
-        this.emit('waited', { path, outcome: lock ? 'acquired' : 'busy', waitMs });
+        this.notify('waited', () => ({ path, outcome: lock ? 'acquired' : 'busy', waitMs }));
         if (!lock) return null;
-        this.emit('acquired', { path, waitMs, fencingToken: lock.fencingToken, reentrant: false });
+        this.notify('acquired', () => ({
+          path,
+          waitMs,
+          fencingToken: lock.fencingToken,
+          reentrant: false,
+        }));
         return new LockHandleView(lock);
       },
       (err) => {
-        this.emit('waited', {
+        this.notify('waited', () => ({
           path,
           outcome: waitOutcomeOf(err),
           waitMs: Date.now() - startedAt,
           error: err,
-        });
+        }));
         if (err?.name === 'LockTimeoutError')
           this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
         throw err;
       },
     );
+  }
+
+  /** Emits `event`, building its payload only when someone listens (a hot path: most don't). */
+  private notify<K extends keyof LockEvents>(event: K, payload: () => LockEvents[K]): void {
+    if (this.listenerCount(event) > 0) this.emit(event, payload());
   }
 
   private watchSession(session: ZkSession): void {
