@@ -3,7 +3,7 @@ import { DistributedLock } from './distributed-lock.decorator';
 import { DistributedSemaphore } from './distributed-semaphore.decorator';
 
 /** Defines a class whose method is decorated with `decorate`; returns the definition. */
-const defining = (decorate: MethodDecorator) => () => {
+const defining = (decorate: ReturnType<typeof DistributedLock>) => () => {
   class Reports {
     @decorate
     async nightly() {}
