@@ -79,7 +79,7 @@ describe('run-once jobs on three instances with skewed clocks', () => {
     // Every instance released its lock on SIGTERM and its client removed the idle lock path.
     const observer = await ZkLockClient.connect({ connectionString: zkConnect() });
     try {
-      for (const name of ['cron', 'timeout']) {
+      for (const name of ['cron', 'timeout', 'interval']) {
         const path = `${namespace}-${name}/jobs/nightly`;
         await waitFor(
           async () => (await observer.inspect(path)).holder === null,
@@ -124,5 +124,19 @@ describe('run-once jobs on three instances with skewed clocks', () => {
     const { run, skip } = firings.get('timeout 0')!;
     expect(run).toHaveLength(1);
     expect(skip).toHaveLength(2);
+  });
+
+  it('@Interval: within minHoldMs, one run across the instances, every other firing skipped', async () => {
+    await startApps('interval', { JOB: 'interval', MIN_HOLD_MS: String(scaled(120_000)) });
+    const skippedBy = () =>
+      new Set(
+        entries()
+          .filter((e) => e.kind === 'skip')
+          .map((e) => e.pid),
+      );
+    // Every instance has fired (twice for the winner) while the hold lasted.
+    await waitFor(() => skippedBy().size === 3, 'every instance to skip a firing');
+    const runs = entries().filter((e) => e.kind === 'run');
+    expect(runs).toHaveLength(1);
   });
 });
