@@ -30,6 +30,13 @@ describe('onBusy and minHoldMs when the class is defined', () => {
     expect(define).toThrow(`Reports.nightly: onBusy must be 'wait' or 'skip' (got "drop")`);
   });
 
+  it("rejects waitTimeoutMs with onBusy: 'skip' (it would be ignored)", () => {
+    const define = defining(DistributedLock('/jobs/nightly', { onBusy: 'skip', waitTimeoutMs: 5 }));
+    expect(define).toThrow(
+      "@DistributedLock on Reports.nightly: waitTimeoutMs (5) has no effect with onBusy: 'skip'",
+    );
+  });
+
   it.each([[-1], [Number.NaN], [Infinity], [2 ** 31], ['5000']])('rejects minHoldMs %p', (bad) => {
     const define = defining(DistributedLock('/jobs/nightly', { minHoldMs: bad as number }));
     expect(define).toThrow(ZkLockError);

@@ -19,6 +19,12 @@ export function checkOnBusy(options: DistributedLockOptions, where: string): voi
         "'skip' returns undefined when the lock is busy, leave it out to wait.",
     );
   }
+  if (onBusy === 'skip' && options.waitTimeoutMs !== undefined) {
+    throw new ZkLockError(
+      `@DistributedLock on ${where}: waitTimeoutMs (${String(options.waitTimeoutMs)}) has no ` +
+        "effect with onBusy: 'skip', which tries once; remove one of them.",
+    );
+  }
   if (
     minHoldMs !== undefined &&
     !(Number.isFinite(minHoldMs) && minHoldMs >= 0 && minHoldMs <= MAX_WAIT_MS)
