@@ -2,8 +2,7 @@ import { EMPTY, Observable } from 'rxjs';
 import { MAX_WAIT_MS } from '../core/acquire-options';
 import { LockTimeoutError, ZkLockError } from '../core/errors';
 import type { AcquireOptions, LockEvents } from '../core/types';
-import type { DistributedLockOptions } from './distributed-lock.options';
-import type { DistributedLockSpec } from './distributed-lock.options';
+import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { holdFor, type HoldFn, type Holding } from './lock-holder';
 import type { LockService } from './lock.service';
 
@@ -46,16 +45,17 @@ export function skippedValue(returnType: unknown): unknown {
 export const SKIPPED: unique symbol = Symbol('zk-lock:skipped');
 
 /**
- * The hold of a decorated method with `onBusy: 'skip'`: tries once (`waitTimeoutMs: 0`) and,
- * when busy, resolves with SKIPPED instead of running `fn`, after emitting `skipped` on the
- * client (logged at debug level by the event logger; for metrics). A LockTimeoutError from inside `fn` (a nested
- * lock) is the method's own error and passes through.
+ * The hold of a decorated method with `onBusy: 'skip'` (docs/design.md §8): tries once
+ * (`waitTimeoutMs: 0`) and, when busy, resolves with SKIPPED instead of running `fn`, after
+ * emitting `skipped` on the client (the event logger logs it at debug level; metrics count it).
+ * A LockTimeoutError from inside `fn` (a nested lock) is the method's own error: it passes through.
  */
 export function skipWhenBusy(
   hold: HoldFn,
   locks: LockService,
   where: string,
   path: string | string[],
+  signal?: AbortSignal,
 ): <T>(fn: (held: Holding) => Promise<T>) => Promise<T | typeof SKIPPED> {
   return async (fn) => {
     let started = false;
@@ -65,12 +65,12 @@ export function skipWhenBusy(
           started = true;
           return fn(held);
         },
-        { waitTimeoutMs: 0 },
+        { waitTimeoutMs: 0, signal },
       );
     } catch (err) {
       if (started || !(err instanceof LockTimeoutError)) throw err;
       const skipped: LockEvents['skipped'] = { path: [path].flat().join(', '), where };
-      locks.client.emit('skipped', skipped); // the event logger logs it at debug level
+      locks.client.emit('skipped', skipped);
       return SKIPPED;
     }
   };
@@ -95,7 +95,7 @@ export function lingering({ withLock, linger }: CallHold): CallHold['withLock'] 
 }
 
 /**
- * The hold of one call of a decorated method, from its options: waits (`options`: waitTimeoutMs,
+ * The hold of one call of a decorated method (docs/design.md §8), from its options: waits (`options`: waitTimeoutMs,
  * signal) or, with `onBusy: 'skip'`, tries once; with `minHoldMs`, holds at least that long.
  */
 export function callHold(
@@ -107,7 +107,9 @@ export function callHold(
   const hold = holdFor(locks, spec, path);
   const { onBusy, minHoldMs } = spec.options;
   const base: CallHold['withLock'] =
-    onBusy === 'skip' ? skipWhenBusy(hold, locks, spec.where, path) : (fn) => hold(fn, options);
+    onBusy === 'skip'
+      ? skipWhenBusy(hold, locks, spec.where, path, options.signal)
+      : (fn) => hold(fn, options);
   if (!minHoldMs) return { withLock: base };
   let since = 0;
   return {
