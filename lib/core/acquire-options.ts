@@ -2,7 +2,7 @@ import { InvalidLockOptionsError } from './errors';
 import type { AcquireOptions, WaitOutcome } from './types';
 
 /** Node timers cannot wait longer than 2^31-1 ms: a larger value would fire at once. */
-const MAX_WAIT_MS = 2 ** 31 - 1;
+export const MAX_WAIT_MS = 2 ** 31 - 1;
 
 export function checkWaitTimeout(path: string, options: AcquireOptions): void {
   const ms = options.waitTimeoutMs;

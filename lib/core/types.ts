@@ -194,6 +194,12 @@ export interface LockEvents {
   timeout: { path: string; waitTimeoutMs: number };
   lost: { path: string; error: import('./errors').LockLostError };
   state: ConnectionState;
+  /**
+   * Emitted by the NestJS layer: a method decorated with `onBusy: 'skip'` found its lock busy and
+   * did not run. `where` is "Class.method" (bounded, for metric labels); `path` the concrete
+   * path(s), comma-separated.
+   */
+  skipped: { path: string; where: string };
 }
 
 export type { LockLossReason };

@@ -15,7 +15,7 @@ import { lockServiceFor } from './lock-service.registry';
 import { copyMethodMetadata } from './method-metadata';
 import { resolveMethodPath } from './method-path';
 import { runHeld } from './lazy-result';
-import { holdFor } from './lock-holder';
+import { callHold, checkOnBusy, SKIPPED, skippedValue } from './on-busy';
 import { parameterNames } from './parameter-names';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
@@ -63,6 +63,7 @@ export function DistributedLock(
     const spec = createSpec(template, options, where, original);
     spec.responseArg = responseArgument(owner, key);
     const names = parameterNames(innermost.get(original!) ?? original!);
+    const returnType: unknown = Reflect.getMetadata('design:returntype', target, key);
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       if (takeHandoff(spec)) return original!.apply(this, args);
       try {
@@ -72,11 +73,9 @@ export function DistributedLock(
         // The lock is held until the result has been consumed (Observable, stream, async
         // iterable) and a response the method writes itself (@Res()) has been sent.
         const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
-        const hold = holdFor(locks, spec, path);
-        return runHeld(
-          (fn) => hold(fn, { waitTimeoutMs }),
-          () => original!.apply(this, args),
-          response,
+        const { withLock, linger } = callHold(locks, spec, path, { waitTimeoutMs });
+        return runHeld(withLock, () => original!.apply(this, args), { response, linger }).then(
+          (value) => (value === SKIPPED ? skippedValue(returnType) : value),
         );
       } catch (err) {
         return Promise.reject(err);
@@ -150,6 +149,7 @@ function createSpec(
     );
   }
   checkKind(options, where);
+  checkOnBusy(options, where);
   if (typeof template === 'function') {
     return { where, pathFn: template as (...args: any[]) => string, options };
   }

@@ -11,7 +11,7 @@ import { LockLostError } from '../core/errors';
 import type { DistributedLockSpec } from './distributed-lock.options';
 import { runWithHandoff } from './handler-handoff';
 import { holdUntilDone, whenResponseSent } from './lazy-result';
-import { holdFor } from './lock-holder';
+import { callHold, lingering, SKIPPED } from './on-busy';
 import { resolveRequestPath } from './request-path';
 import { toHttpError } from './lock-http-errors';
 import { lockServiceFor } from './lock-service.registry';
@@ -46,13 +46,15 @@ export class DistributedLockInterceptor implements NestInterceptor {
     const waitTimeoutMs = spec.options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
     const response =
       spec.responseArg === undefined ? undefined : context.switchToHttp().getResponse<unknown>();
-    const hold = holdFor(locks, spec, path);
     return new Observable<unknown>((subscriber) => {
       let inner: Subscription | undefined;
       let finish: (() => void) | undefined;
       let answered = false;
       const pending: Promise<void>[] = [];
       const waiting = new AbortController();
+      const hold = lingering(
+        callHold(locks, spec, path, { waitTimeoutMs, signal: waiting.signal }),
+      );
       hold(
         (lock) =>
           new Promise<void>((resolve, reject) => {
@@ -95,9 +97,11 @@ export class DistributedLockInterceptor implements NestInterceptor {
               }),
             );
           }),
-        { waitTimeoutMs, signal: waiting.signal },
       ).then(
-        () => subscriber.complete(),
+        (outcome) => {
+          if (outcome === SKIPPED) subscriber.next(undefined); // onBusy: 'skip', the lock was busy
+          subscriber.complete();
+        },
         (err: unknown) => subscriber.error(toHttpError(err)),
       );
       return () => {

@@ -10,6 +10,18 @@ export interface DistributedLockOptions {
   maxLeases?: number;
   /** With `maxLeases`: how many leases the method takes (default 1). */
   leases?: number;
+  /**
+   * When the lock is busy: `'wait'` (default) queues up to `waitTimeoutMs`; `'skip'` tries once
+   * and, when busy, does not run the method: it resolves with undefined (an empty Observable for
+   * a method declared to return an Observable), logs at debug level and emits `skipped`.
+   */
+  onBusy?: 'wait' | 'skip';
+  /**
+   * Keep the lock at least this long after it was taken, even when the method finished sooner
+   * (ShedLock's "lock at least for"). For run-once jobs on instances whose clocks differ: set it
+   * above the largest clock skew and below the job's period. The result is handed out at once.
+   */
+  minHoldMs?: number;
 }
 
 /** What the decorator records on the method for the interceptor and the wrapper. */

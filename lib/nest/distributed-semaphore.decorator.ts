@@ -9,6 +9,10 @@ export interface DistributedSemaphoreOptions {
   leases?: number;
   /** Give up after this long: 409 on HTTP, LockTimeoutError elsewhere. Default: module option. */
   waitTimeoutMs?: number;
+  /** `'skip'`: try once, and when no lease is free do not run the method (see DistributedLockOptions). */
+  onBusy?: 'wait' | 'skip';
+  /** Keep the lease at least this long after it was taken (see DistributedLockOptions). */
+  minHoldMs?: number;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { finished } from 'node:stream';
 import { isObservable, Observable } from 'rxjs';
+import type { Holding } from './lock-holder';
+import { SKIPPED } from './on-busy';
 
 /**
  * A locked method's result that is consumed after the method returns: an Observable, a stream
@@ -39,30 +41,40 @@ export function whenResponseSent(response: unknown): Promise<void> | undefined {
   });
 }
 
+/** How `runHeld` ends a call beyond its result (see there). */
+export interface RunHeldOptions {
+  /** An HTTP response the method writes itself: the lock is held until it has been sent. */
+  response?: unknown;
+  /** Once the result is in hand, the lock is also held until this settles (`minHoldMs`). */
+  linger?: (held: Holding) => Promise<void> | undefined;
+}
+
 /**
  * Runs `run` under the lock on `path` and resolves with its result as soon as it has one, while
- * the lock stays held until that result has finished (see holdUntilDone) and `response`, if
- * given, has been sent. Errors before the result is handed out reject; the lock is released
- * in every case.
+ * the lock stays held until that result has finished (see holdUntilDone), `response`, if given,
+ * has been sent, and `linger` has settled. Errors before the result is handed out reject; the
+ * lock is released in every case. `withLock` may resolve with SKIPPED instead of running `run`
+ * (`onBusy: 'skip'`): runHeld then resolves with SKIPPED.
  */
 export function runHeld(
-  withLock: <T>(fn: () => Promise<T>) => Promise<T>,
+  withLock: <T>(fn: (held: Holding) => Promise<T>) => Promise<T | typeof SKIPPED>,
   run: () => unknown,
-  response?: unknown,
+  { response, linger }: RunHeldOptions = {},
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let handedOut = false;
-    withLock(async () => {
+    withLock(async (lock) => {
       const held = holdUntilDone(await run());
       const sent = response === undefined ? undefined : whenResponseSent(response);
+      const lingering = linger?.(lock);
       // A plain value: returned once the lock is released, as before.
-      if (!held.done && !sent) return { value: held.value };
+      if (!held.done && !sent && !lingering) return { value: held.value };
       handedOut = true;
       resolve(held.value);
-      await Promise.all([held.done, sent]);
+      await Promise.all([held.done, sent, lingering]);
       return undefined;
     }).then(
-      (plain) => plain && resolve(plain.value),
+      (plain) => plain && resolve(plain === SKIPPED ? SKIPPED : plain.value),
       (err: unknown) => {
         if (!handedOut) reject(err);
       },

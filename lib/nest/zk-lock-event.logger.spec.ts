@@ -77,3 +77,30 @@ describe('ZkLockEventLogger: connection states', () => {
     expect(lines).toEqual(['debug Connection to ZooKeeper "zk1:2181": CONNECTED']);
   });
 });
+
+describe('ZkLockEventLogger: onBusy skips', () => {
+  const lines: string[] = [];
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('logs a skip and the one try before it at debug level, a real timeout at warn', () => {
+    lines.length = 0;
+    for (const level of ['debug', 'warn', 'error'] as const) {
+      jest
+        .spyOn(Logger.prototype, level)
+        .mockImplementation((...args: unknown[]) => void lines.push(`${level} ${args[0]}`));
+    }
+    const client = new FakeClient();
+    const logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
+    logger.start();
+    client.emit('timeout', { path: '/jobs/nightly', waitTimeoutMs: 0 });
+    client.emit('skipped', { path: '/jobs/nightly', where: 'Reports.nightly' });
+    client.emit('timeout', { path: '/jobs/nightly', waitTimeoutMs: 500 });
+    logger.stop();
+    expect(lines).toEqual([
+      'debug Tried "/jobs/nightly" once: busy',
+      `debug Skipped Reports.nightly: "/jobs/nightly" is busy (onBusy: 'skip')`,
+      'warn Gave up waiting for "/jobs/nightly" after 500 ms (busy)',
+    ]);
+  });
+});

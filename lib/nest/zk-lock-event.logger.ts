@@ -15,13 +15,17 @@ export class ZkLockEventLogger {
           `${e.reentrant ? ', re-entered' : ''})`,
       ),
     released: (e) => this.logger.debug(`Released "${e.path}" after holding it ${e.holdMs} ms`),
+    // waitTimeoutMs 0 is a try that found the lock busy (onBusy: 'skip'): no trouble.
     timeout: (e) =>
-      this.logger.warn(`Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`),
+      e.waitTimeoutMs === 0
+        ? this.logger.debug(`Tried "${e.path}" once: busy`)
+        : this.logger.warn(`Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`),
     lost: (e) =>
       e.error.reason === 'client-closed'
         ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
         : this.logger.error(e.error.message),
     state: (state) => this.logState(state),
+    skipped: (e) => this.logger.debug(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
   };
   private started = false;
   /** A LOST since the last (re)connect: the next session is a new one. */

@@ -44,9 +44,15 @@ class Payments {
     return kind;
   }
 
-  /** Tries once: LockTimeoutError while the order is held. */
-  @DistributedLock(ORDER, { waitTimeoutMs: 0 })
+  /** Waits briefly: LockTimeoutError while the order is held. */
+  @DistributedLock(ORDER, { waitTimeoutMs: 200 })
   async payNow(orderId: string) {
+    return orderId;
+  }
+
+  /** Skipped (undefined) while the order is held. */
+  @DistributedLock(ORDER, { onBusy: 'skip' })
+  async payIfFree(orderId: string) {
     return orderId;
   }
 }
@@ -135,6 +141,22 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
     }
     expect(await otel.value('zk_lock.skipped', path(JOB))).toBe(1);
     expect(await otel.value('zk_lock.acquired', path(JOB))).toBe(1);
+  });
+
+  it("counts a decorated method skipped by onBusy 'skip' as skipped, not as a timeout", async () => {
+    const id = `id-${randomUUID()}`;
+    const timeoutsBefore = await otel.value('zk_lock.timeouts', path(ORDER));
+    const skippedBefore = await otel.value('zk_lock.skipped', path(ORDER));
+    const gate = new Gate();
+    const holding = payments().pay(id, gate);
+    await waitFor(async () => (await otel.value('zk_lock.holders', path(ORDER))) === 1, 'held');
+    expect(await payments().payIfFree(id)).toBeUndefined();
+    gate.open();
+    await holding;
+    expect(await otel.value('zk_lock.skipped', path(ORDER))).toBe(skippedBefore + 1);
+    expect(await otel.value('zk_lock.timeouts', path(ORDER))).toBe(timeoutsBefore);
+    const busy = { ...path(ORDER), 'zk_lock.outcome': 'busy' };
+    expect(await otel.value('zk_lock.wait.duration', busy)).toBeGreaterThanOrEqual(1);
   });
 
   it("labels a path that matches no template 'other'", async () => {

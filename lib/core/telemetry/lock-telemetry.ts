@@ -70,8 +70,11 @@ export class LockTelemetry {
       waiting: (e) => this.activity.change(this.labels.labelOf(e.path), 'waiters', 1),
       waited: (e) => {
         this.activity.change(this.labels.labelOf(e.path), 'waiters', -1);
-        waitTime.record(seconds(e.waitMs), { ...at(e.path), 'zk_lock.outcome': e.outcome });
-        if (e.outcome === 'busy') skipped.add(1, at(e.path));
+        // A single try (waitTimeoutMs: 0, as onBusy 'skip' does) that found the lock taken is
+        // 'busy', not a timeout: nobody waited.
+        const outcome = isSingleTry(e.error) ? 'busy' : e.outcome;
+        waitTime.record(seconds(e.waitMs), { ...at(e.path), 'zk_lock.outcome': outcome });
+        if (e.outcome === 'busy') skipped.add(1, at(e.path)); // tryAcquire() gave null
         this.traceWait(api, tracer, e, at(e.path));
       },
       acquired: (e) => {
@@ -83,7 +86,10 @@ export class LockTelemetry {
         holdTime.record(seconds(e.holdMs), at(e.path));
         this.activity.change(this.labels.labelOf(e.path), 'holders', -1);
       },
-      timeout: (e) => timeouts.add(1, at(e.path)),
+      timeout: (e) => {
+        if (e.waitTimeoutMs > 0) timeouts.add(1, at(e.path));
+      },
+      skipped: (e) => skipped.add(1, at(e.path)), // a decorated method with onBusy 'skip'
       lost: (e) => {
         if (e.error.reason !== 'client-closed') {
           lost.add(1, { ...at(e.path), 'zk_lock.reason': e.error.reason });
@@ -132,4 +138,9 @@ export class LockTelemetry {
     if (e.error) span.setStatus({ code: api.SpanStatusCode.ERROR, message: e.error.name });
     span.end(new Date(end));
   }
+}
+
+/** A LockTimeoutError of a wait that was only a try (`waitTimeoutMs: 0`). */
+function isSingleTry(error: unknown): boolean {
+  return (error as { waitTimeoutMs?: unknown } | undefined)?.waitTimeoutMs === 0;
 }

@@ -1,7 +1,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 
-/** A Nest application (test/nest/fixtures/jobs.app.ts) in a child process of its own. */
+/** A Nest application (test/nest/fixtures/jobs.app.ts, or `fixture`) in a child process of its own. */
 export class AppProcess {
   private constructor(
     private readonly child: ChildProcess,
@@ -12,15 +12,15 @@ export class AppProcess {
     return this.child.pid!;
   }
 
-  static start(env: Record<string, string>): Promise<AppProcess> {
-    const child = fork(join(__dirname, '..', 'fixtures', 'jobs.app.ts'), [], {
+  static start(env: Record<string, string>, fixture = 'jobs.app.ts'): Promise<AppProcess> {
+    const child = fork(join(__dirname, '..', 'fixtures', fixture), [], {
       execArgv: ['-r', 'ts-node/register/transpile-only'],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null) =>
-        reject(new Error(`jobs app exited with ${code} before listening`));
+        reject(new Error(`${fixture} exited with ${code} before listening`));
       child.once('exit', onExit);
       child.once('message', (message: { port: number }) => {
         child.off('exit', onExit);
