@@ -195,6 +195,19 @@ export class ZooKeeperMember {
     }
   }
 
+  /** `leader`, `follower`, `standalone`, or `down` (not serving: stopped, paused, no quorum). */
+  async mode(): Promise<string> {
+    if (!this.running) return 'down';
+    const srvr = await fourLetterWord(this.clientPort, 'srvr', 1000).catch(() => '');
+    return /Mode: (\w+)/.exec(srvr)?.[1] ?? 'down';
+  }
+
+  /** Client connections open on this member (`cons`, not counting the one asking). */
+  async clientConnections(): Promise<number> {
+    const cons = await fourLetterWord(this.clientPort, 'cons', 1000).catch(() => '');
+    return Math.max(0, cons.split('\n').filter((line) => line.includes('(queued=')).length - 1);
+  }
+
   /** Graceful stop (SIGTERM), waits for the process to exit. */
   stop(): Promise<void> {
     return this.signalAndWait('SIGTERM');
@@ -303,6 +316,25 @@ export class ZooKeeperServer {
       throw err;
     }
     return server;
+  }
+
+  /** The member that leads the ensemble now (waits for one, up to `timeoutMs`). */
+  async leader(timeoutMs = scaled(120_000)): Promise<ZooKeeperMember> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const member of this.members) {
+        const mode = await member.mode();
+        if (mode === 'leader' || mode === 'standalone') return member;
+      }
+      if (Date.now() > deadline) throw new Error(`no ZooKeeper leader after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Waits until every running member serves clients (a leader is elected, quorum holds). */
+  async waitForQuorum(timeoutMs = scaled(120_000)): Promise<void> {
+    await this.leader(timeoutMs);
+    await Promise.all(this.members.filter((m) => m.running).map((m) => m.waitServing(timeoutMs)));
   }
 
   async stop(): Promise<void> {
