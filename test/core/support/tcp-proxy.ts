@@ -11,10 +11,17 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private blocked = false;
   private holding = false;
+  private muted = false;
   /** Frames held per upstream socket, in order. */
   private readonly held = new Map<Socket, Buffer[]>();
   /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
   readonly heldOps: number[] = [];
+  /** Called with each request's op code right after it was passed on (create is 1). */
+  afterRequest?: (op: number) => void;
+  /** Client connections open through the proxy now. */
+  get connections(): number {
+    return this.sockets.size / 2;
+  }
 
   private constructor(
     private readonly server: Server,
@@ -49,6 +56,15 @@ export class TcpProxy {
     this.blocked = false;
   }
 
+  /** Drops what the server sends from now on (until unmuteReplies): replies get lost. */
+  muteReplies(): void {
+    this.muted = true;
+  }
+
+  unmuteReplies(): void {
+    this.muted = false;
+  }
+
   holdRequests(): void {
     this.holding = true;
   }
@@ -77,7 +93,9 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
-    upstream.pipe(client);
+    upstream.on('data', (chunk) => {
+      if (!this.muted) client.write(chunk);
+    });
     // Client to server frame by frame (an int32 length, then the record), so they can be held.
     let pending = Buffer.alloc(0);
     let handshake = true; // a connection's first frame is the ConnectRequest, without a header
@@ -86,8 +104,10 @@ export class TcpProxy {
       while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
         const frame = pending.subarray(0, 4 + pending.readInt32BE(0));
         pending = pending.subarray(frame.length);
-        if (!this.holding) upstream.write(frame);
-        else {
+        if (!this.holding) {
+          upstream.write(frame);
+          if (!handshake) this.afterRequest?.(frame.readInt32BE(8));
+        } else {
           if (!handshake) this.heldOps.push(frame.readInt32BE(8));
           this.held.set(upstream, [...(this.held.get(upstream) ?? []), frame]);
         }

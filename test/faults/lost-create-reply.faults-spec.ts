@@ -1,0 +1,130 @@
+/**
+ * Issue #13 §2.6: a reply lost between `create` and its answer. A client reaches a follower
+ * through a TCP proxy; the follower is SIGSTOPped right after the proxy passed it the client's
+ * create of its lock node. The follower may have forwarded the create to the leader or not, and
+ * it may try to forward it when it is resumed. The client hears nothing, moves to another member
+ * (same session) and must end up holding the lock once, and when it releases, no node of its
+ * session may be left (or appear later) to block the path for everybody else.
+ */
+import { LockHandle, ZkLockClient } from '../../lib';
+import { TcpProxy } from '../core/support/tcp-proxy';
+import { eventually, ZkAdmin } from '../core/support/zk-admin';
+import { ZooKeeperMember, ZooKeeperServer } from '../support/zookeeper';
+import { scaled } from '../support/time-scale';
+
+const CREATE = 1;
+const SESSION_MS = 6_000;
+
+describe('a create whose reply is lost on a paused ensemble member', () => {
+  let server: ZooKeeperServer;
+  let admin: ZkAdmin;
+  let follower: ZooKeeperMember;
+  let proxy: TcpProxy;
+  const clients: ZkLockClient[] = [];
+
+  beforeAll(async () => {
+    server = await ZooKeeperServer.start({ size: 3 });
+    const leader = await server.leader();
+    follower = server.members.find((m) => m !== leader)!;
+    proxy = await TcpProxy.start(follower.clientPort);
+    const direct = server.members.filter((m) => m !== follower);
+    admin = await ZkAdmin.connect(direct.map((m) => `127.0.0.1:${m.clientPort}`).join(','));
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    follower?.resume();
+    admin?.close();
+    await proxy?.close();
+    await server?.stop();
+  });
+
+  /** A client whose session started on the follower, through the proxy. */
+  const clientOnFollower = async (): Promise<ZkLockClient> => {
+    const others = server.members
+      .filter((m) => m !== follower)
+      .map((m) => `127.0.0.1:${m.clientPort}`);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const before = proxy.connections;
+      const client = await ZkLockClient.connect({
+        connectionString: [proxy.connectionString, ...others].join(','),
+        sessionTimeoutMs: SESSION_MS,
+        connectTimeoutMs: scaled(60_000),
+        parentCleanupDelayMs: 600_000, // the lock path stays: the create we break is the lock node's
+      });
+      if (proxy.connections > before) {
+        clients.push(client);
+        return client;
+      }
+      await client.close();
+    }
+    throw new Error('no client session landed on the proxied follower in 50 tries');
+  };
+
+  it.each([
+    [1, 'the member paused as it got the create'],
+    [2, 'the member paused as it got the create'],
+    [3, 'the create applied, its reply dropped, then the member paused'],
+    [4, 'the create applied, its reply dropped, then the member paused'],
+  ] as const)(
+    'run %i (%s): the client holds once after moving on, nothing of its session blocks the path afterwards',
+    async (run, how) => {
+      const path = `/lost-create/run-${run}`;
+      const replyFirst = how.startsWith('the create applied');
+      const client = await clientOnFollower();
+      await client.withLock(path, () => undefined); // creates the lock path itself
+      let paused = false;
+      let committed: Promise<boolean> = Promise.resolve(false);
+      proxy.afterRequest = (op) => {
+        if (op !== CREATE || paused) return;
+        paused = true;
+        if (replyFirst) {
+          // The create reaches the leader and is applied; its reply never reaches the client.
+          proxy.muteReplies();
+          setTimeout(() => follower.pause(), 300);
+        } else {
+          follower.pause(); // it has the create; its answer, if any, never leaves
+        }
+        // For the record: did the create reach the leader before the pause?
+        committed = new Promise((r) => setTimeout(r, 250)).then(
+          async () => (await admin.children(path).catch(() => [])).length > 0,
+        );
+      };
+      let lock: LockHandle;
+      try {
+        lock = await client.acquire(path, { waitTimeoutMs: scaled(60_000) });
+      } finally {
+        proxy.afterRequest = undefined;
+      }
+      expect(paused).toBe(true);
+      const nodesWhileHeld = await admin.children(path);
+      expect(nodesWhileHeld).toHaveLength(1); // ours, once
+      await lock.release();
+      proxy.unmuteReplies();
+      follower.resume(); // a create it still had is forwarded now, or refused (session moved)
+      await server.waitForQuorum();
+
+      // Another session takes the path at once: no orphan of the first client's session.
+      const other = await ZkLockClient.connect({
+        connectionString: server.members.map((m) => `127.0.0.1:${m.clientPort}`).join(','),
+      });
+      clients.push(other);
+      await eventually('another session can take the path', async () => {
+        const taken = await other.tryAcquire(path);
+        if (!taken) return false;
+        await taken.release();
+        return true;
+      });
+      // And stays able to: nothing of the first session appears later.
+      for (let i = 0; i < 5; i++) {
+        const again = await other.acquire(path, { waitTimeoutMs: scaled(10_000) });
+        await again.release();
+      }
+      console.log(`lost create reply, run ${run}: committed before the pause: ${await committed}`);
+      await eventually(
+        'no lock node is left',
+        async () => (await admin.children(path).catch(() => [])).length === 0,
+      );
+    },
+  );
+});
