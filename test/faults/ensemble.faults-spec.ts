@@ -165,6 +165,39 @@ describe('a 3-node ensemble under faults, 4 contender processes', () => {
     expect(op.signalAborted).toBe(true);
   });
 
+  it.each([
+    ['calls assertHeld() before its write', false],
+    ['writes without checking', true],
+  ] as const)(
+    '4b. a holder whose event loop is blocked past its session timeout (busy CPU) %s: its lock is lost, its write never applied',
+    async (_how, unchecked) => {
+      const sessionMs = 4_000;
+      const r = await startRun(unchecked ? 'holder-block-unchecked' : 'holder-block', {
+        sessionMs,
+      });
+      await r.progress(50, 'before the fault');
+      r.workers[0].send({ type: 'block', ms: sessionMs * 3, unchecked });
+      const inSection = await r.next(0, (m) => m.type === 'in-section');
+      r.phase = 'during';
+      const blockedOp = await r.next(
+        0,
+        (m) => m.type === 'op' && m.token === inSection.token && m.path === inSection.path,
+      );
+      r.phase = 'after';
+      await r.progress(50, 'after the block');
+      await r.stop();
+      const report = r.report();
+      figures[`4b. holder event loop blocked, ${unchecked ? 'unchecked write' : 'assertHeld'}`] = {
+        ...report,
+        blockedHolder: blockedOp.result,
+      } as FaultReport;
+      expectSafe(report);
+      // Checked: assertHeld() throws at once after the block. Unchecked: the store refuses the
+      // write, because another holder claimed the path with a newer token meanwhile.
+      expect(blockedOp.result).toBe(unchecked ? 'stale-refused' : 'lost-before-write');
+    },
+  );
+
   /** A holder lingers in its section while two members are down for `outageMs`. */
   const quorumLoss = async (
     name: string,
