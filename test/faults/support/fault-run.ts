@@ -34,6 +34,8 @@ interface Op {
   end?: bigint;
   result: string;
   signalAborted?: boolean;
+  /** A failed wait: how long it waited. */
+  waitedMs?: number;
 }
 
 interface PathState {
@@ -204,6 +206,7 @@ export class FaultRun {
         end: m.end === undefined ? undefined : BigInt(m.end as string),
         result: String(m.result),
         signalAborted: m.signalAborted as boolean | undefined,
+        waitedMs: m.waitedMs as number | undefined,
       });
     }
     for (const listener of [...this.listeners]) listener(index, m);
