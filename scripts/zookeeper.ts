@@ -9,6 +9,13 @@ async function main(): Promise<void> {
   const size = sizeArg > 0 ? Number(process.argv[sizeArg + 1]) : 1;
   const server = await ZooKeeperServer.start({ size });
   process.stdout.write(`ZK_CONNECT=${server.connectionString}\n`);
+  if (size > 1) {
+    for (const member of server.members) {
+      process.stdout.write(
+        `member ${member.id}: 127.0.0.1:${member.clientPort} (${await member.mode()}, pid ${member.pid})\n`,
+      );
+    }
+  }
   const stop = async (): Promise<void> => {
     await server.stop();
     process.exit(0);
