@@ -441,6 +441,7 @@ export class ZkSession extends EventEmitter {
       // A lost session that reconnects is closed by instrument() once connected.
       if (connected) this.client.close();
       const timer = setTimeout(() => this.forceClosed(), graceMs);
+      timer.unref(); // a safety net: it must not keep an otherwise finished process alive
       this.once('socket-closed', () => clearTimeout(timer));
     } else {
       this.forceClosed();
@@ -466,6 +467,10 @@ export class ZkSession extends EventEmitter {
     this.deadlines.idle();
     const cm = this.client.connectionManager;
     cm.state = CM_STATES.CLOSED;
+    // A connect attempt still under way has a 10 s timer of node-zookeeper-client's own, which
+    // would keep a finished process alive (and fire into a closed client).
+    clearTimeout(cm.connectTimeoutHandler);
+    cm.socket?.destroy();
     if (this.state !== 'lost') this.state = 'closed';
     this.emit('closed');
     this.removeAllListeners();

@@ -1,0 +1,426 @@
+import { randomBytes } from 'node:crypto';
+import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { JuteReader, JuteWriter } from './jute';
+
+/**
+ * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
+ * this library's client (sessions, ephemeral and sequential nodes, data/exists/child watches,
+ * versions, session expiry). `ZkLockModule.forTest()` and `createTestLockClient()` run the real
+ * lock engine against it, so tests without Java get the same recipes, order and errors as
+ * production (docs/design.md §10). Not a ZooKeeper for anything but tests: one member, no disk,
+ * no ACL checks.
+ */
+export class InMemoryZooKeeper {
+  private readonly nodes = new Map<string, ZNode>();
+  private readonly sessions = new Map<bigint, Session>();
+  private readonly dataWatches = new Map<string, Set<Connection>>();
+  private readonly childWatches = new Map<string, Set<Connection>>();
+  private readonly connections = new Set<Connection>();
+  private zxid = 0n;
+
+  private constructor(private readonly server: Server) {
+    this.nodes.set('/', newNode(0n, null, 0n));
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  /** Listens on 127.0.0.1, on a port the OS picks. */
+  static async start(): Promise<InMemoryZooKeeper> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    return new InMemoryZooKeeper(server);
+  }
+
+  get connectionString(): string {
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Hex ids of the sessions alive now. */
+  get sessionIds(): string[] {
+    return [...this.sessions.keys()].map((id) => id.toString(16));
+  }
+
+  /** Paths of every node but the root, sorted (for assertions: "nothing left behind"). */
+  paths(): string[] {
+    return [...this.nodes.keys()].filter((p) => p !== '/').sort();
+  }
+
+  /**
+   * Expires sessions as ZooKeeper does when it has not heard from a client for its session
+   * timeout: their ephemeral nodes (lock nodes) go, and their clients learn it on reconnect.
+   * Without an id: every session.
+   */
+  expireSessions(id?: string): void {
+    for (const session of [...this.sessions.values()]) {
+      if (id !== undefined && session.id.toString(16) !== id.replace(/^0+/, '')) continue;
+      const connection = session.connection;
+      this.expire(session);
+      connection?.socket.destroy();
+    }
+  }
+
+  /** Drops every connection and stops listening; the state is gone. */
+  async close(): Promise<void> {
+    for (const session of this.sessions.values()) clearTimeout(session.expiry);
+    for (const connection of this.connections) connection.socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: Socket): void {
+    const connection: Connection = { socket };
+    this.connections.add(connection);
+    socket.setNoDelay(true);
+    socket.on('error', () => undefined);
+    socket.once('close', () => this.disconnected(connection));
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const frame = pending.subarray(4, 4 + pending.readInt32BE(0));
+        pending = pending.subarray(4 + frame.length);
+        if (connection.session) this.request(connection, new JuteReader(frame));
+        else this.handshake(connection, new JuteReader(frame));
+      }
+    });
+  }
+
+  private handshake(connection: Connection, r: JuteReader): void {
+    r.int(); // protocolVersion
+    r.long(); // lastZxidSeen
+    const timeoutMs = r.int();
+    const requested = r.long();
+    const passwd = r.buffer() ?? Buffer.alloc(16);
+    let session = requested === 0n ? undefined : this.sessions.get(requested);
+    if (requested === 0n) {
+      const id = BigInt(`0x1${randomBytes(7).toString('hex')}`) & 0x7fffffffffffffffn;
+      session = { id, passwd: randomBytes(16), timeoutMs, ephemerals: new Set() };
+      this.sessions.set(id, session);
+    } else if (!session || !session.passwd.equals(passwd)) {
+      // Unknown or expired: a zero timeout tells the client its session is gone.
+      connection.socket.end(
+        new JuteWriter().int(0).int(0).long(0n).buffer(Buffer.alloc(16)).frame(),
+      );
+      return;
+    }
+    clearTimeout(session.expiry);
+    session.connection?.socket.destroy();
+    session.connection = connection;
+    connection.session = session;
+    connection.socket.write(
+      new JuteWriter()
+        .int(0)
+        .int(session.timeoutMs)
+        .long(session.id)
+        .buffer(session.passwd)
+        .frame(),
+    );
+  }
+
+  private disconnected(connection: Connection): void {
+    this.connections.delete(connection);
+    for (const watchers of [...this.dataWatches.values(), ...this.childWatches.values()]) {
+      watchers.delete(connection);
+    }
+    const session = connection.session;
+    if (!session || session.connection !== connection || !this.sessions.has(session.id)) return;
+    session.connection = undefined;
+    session.expiry = setTimeout(() => this.expire(session), session.timeoutMs);
+    session.expiry.unref();
+  }
+
+  private request(connection: Connection, r: JuteReader): void {
+    const xid = r.int();
+    const type = r.int();
+    const session = connection.session!;
+    if (!this.sessions.has(session.id)) {
+      connection.socket.end(
+        new JuteWriter().int(xid).long(this.zxid).int(ERR.SESSION_EXPIRED).frame(),
+      );
+      return;
+    }
+    let err = 0;
+    let body: JuteWriter | undefined;
+    try {
+      body = this.apply(type, r, connection, session);
+    } catch (code) {
+      if (typeof code !== 'number') throw code;
+      err = code;
+    }
+    const reply = new JuteWriter().int(xid).long(this.zxid).int(err);
+    connection.socket.write(body && err === 0 ? concatFrame(reply, body) : reply.frame());
+    if (type === OP.CLOSE_SESSION) connection.socket.end();
+  }
+
+  /** Runs one request; throws a ZooKeeper error code. */
+  private apply(
+    type: number,
+    r: JuteReader,
+    connection: Connection,
+    session: Session,
+  ): JuteWriter | undefined {
+    switch (type) {
+      case OP.PING:
+      case OP.AUTH:
+        return undefined;
+      case OP.CLOSE_SESSION:
+        this.expire(session);
+        return undefined;
+      case OP.CREATE:
+        return new JuteWriter().string(this.create(r, session));
+      case OP.DELETE: {
+        const path = r.string();
+        this.remove(path, r.int());
+        return undefined;
+      }
+      case OP.EXISTS:
+      case OP.GET_DATA: {
+        const path = r.string();
+        const watch = r.bool();
+        const node = this.nodes.get(path);
+        if (watch && (node || type === OP.EXISTS)) watchOn(this.dataWatches, path, connection);
+        if (!node) throw ERR.NO_NODE;
+        const w = new JuteWriter();
+        if (type === OP.GET_DATA) w.buffer(node.data);
+        return writeStat(w, node);
+      }
+      case OP.SET_DATA: {
+        const path = r.string();
+        const data = r.buffer();
+        const version = r.int();
+        const node = this.existing(path, version);
+        node.data = data;
+        node.version++;
+        node.mzxid = ++this.zxid;
+        node.mtime = BigInt(Date.now());
+        this.fire(this.dataWatches, path, EVENT.DATA_CHANGED);
+        return writeStat(new JuteWriter(), node);
+      }
+      case OP.GET_CHILDREN:
+      case OP.GET_CHILDREN2: {
+        const path = r.string();
+        const watch = r.bool();
+        const node = this.nodes.get(path);
+        if (!node) throw ERR.NO_NODE;
+        if (watch) watchOn(this.childWatches, path, connection);
+        const w = new JuteWriter().strings([...node.children]);
+        return type === OP.GET_CHILDREN2 ? writeStat(w, node) : w;
+      }
+      case OP.SET_WATCHES:
+        this.setWatches(r, connection);
+        return undefined;
+      default:
+        throw ERR.UNIMPLEMENTED;
+    }
+  }
+
+  private create(r: JuteReader, session: Session): string {
+    let path = r.string();
+    const data = r.buffer();
+    const acls = r.int();
+    for (let i = 0; i < acls; i++) {
+      r.int(); // perms
+      r.string(); // scheme
+      r.string(); // id
+    }
+    const flags = r.int();
+    const parentPath = parentOf(path);
+    const parent = this.nodes.get(parentPath);
+    if (!parent || path === '/') throw ERR.NO_NODE;
+    if (parent.ephemeralOwner !== 0n) throw ERR.NO_CHILDREN_FOR_EPHEMERALS;
+    if (flags & FLAG.SEQUENTIAL) path += String(parent.cversion).padStart(10, '0');
+    if (this.nodes.has(path)) throw ERR.NODE_EXISTS;
+    const ephemeral = (flags & FLAG.EPHEMERAL) !== 0;
+    const zxid = ++this.zxid;
+    this.nodes.set(path, newNode(zxid, data, ephemeral ? session.id : 0n));
+    if (ephemeral) session.ephemerals.add(path);
+    parent.children.add(path.slice(parentPath.length === 1 ? 1 : parentPath.length + 1));
+    parent.cversion++;
+    parent.pzxid = zxid;
+    this.fire(this.dataWatches, path, EVENT.CREATED);
+    this.fire(this.childWatches, parentPath, EVENT.CHILDREN_CHANGED);
+    return path;
+  }
+
+  private remove(path: string, version: number): void {
+    const node = this.existing(path, version);
+    if (node.children.size > 0) throw ERR.NOT_EMPTY;
+    const parentPath = parentOf(path);
+    const parent = this.nodes.get(parentPath)!;
+    this.nodes.delete(path);
+    if (node.ephemeralOwner !== 0n) this.sessions.get(node.ephemeralOwner)?.ephemerals.delete(path);
+    parent.children.delete(path.slice(parentPath.length === 1 ? 1 : parentPath.length + 1));
+    parent.cversion++;
+    parent.pzxid = ++this.zxid;
+    this.fire(this.dataWatches, path, EVENT.DELETED);
+    this.fire(this.childWatches, path, EVENT.DELETED);
+    this.fire(this.childWatches, parentPath, EVENT.CHILDREN_CHANGED);
+  }
+
+  private existing(path: string, version: number): ZNode {
+    const node = this.nodes.get(path);
+    if (!node) throw ERR.NO_NODE;
+    if (version !== -1 && version !== node.version) throw ERR.BAD_VERSION;
+    return node;
+  }
+
+  /** A reconnected client re-arms its watches; what changed meanwhile fires at once. */
+  private setWatches(r: JuteReader, connection: Connection): void {
+    const since = r.long();
+    const [data, exist, child] = [r.strings(), r.strings(), r.strings()];
+    const notify = (path: string, type: number) => sendEvent(connection, type, path);
+    for (const path of data) {
+      const node = this.nodes.get(path);
+      if (!node) notify(path, EVENT.DELETED);
+      else if (node.mzxid > since) notify(path, EVENT.DATA_CHANGED);
+      else watchOn(this.dataWatches, path, connection);
+    }
+    for (const path of exist) {
+      if (this.nodes.has(path)) notify(path, EVENT.CREATED);
+      else watchOn(this.dataWatches, path, connection);
+    }
+    for (const path of child) {
+      const node = this.nodes.get(path);
+      if (!node) notify(path, EVENT.DELETED);
+      else if (node.pzxid > since) notify(path, EVENT.CHILDREN_CHANGED);
+      else watchOn(this.childWatches, path, connection);
+    }
+  }
+
+  private expire(session: Session): void {
+    clearTimeout(session.expiry);
+    this.sessions.delete(session.id);
+    // Its own watches go with it (it is not told about its own nodes' deletion); it learns of
+    // the expiry when it reconnects, as from a real ensemble.
+    const connection = session.connection;
+    if (connection) {
+      for (const watchers of [...this.dataWatches.values(), ...this.childWatches.values()]) {
+        watchers.delete(connection);
+      }
+    }
+    for (const path of [...session.ephemerals]) {
+      if (this.nodes.has(path)) this.remove(path, -1);
+    }
+  }
+
+  /** One-shot watches: each connection watching `path` is told once, then forgotten. */
+  private fire(watches: Map<string, Set<Connection>>, path: string, type: number): void {
+    const watchers = watches.get(path);
+    if (!watchers) return;
+    watches.delete(path);
+    for (const connection of watchers) sendEvent(connection, type, path);
+  }
+}
+
+interface ZNode {
+  data: Buffer | null;
+  czxid: bigint;
+  mzxid: bigint;
+  pzxid: bigint;
+  ctime: bigint;
+  mtime: bigint;
+  version: number;
+  cversion: number;
+  ephemeralOwner: bigint;
+  children: Set<string>;
+}
+
+interface Session {
+  id: bigint;
+  passwd: Buffer;
+  timeoutMs: number;
+  ephemerals: Set<string>;
+  connection?: Connection;
+  expiry?: NodeJS.Timeout;
+}
+
+interface Connection {
+  socket: Socket;
+  session?: Session;
+}
+
+const OP = {
+  CREATE: 1,
+  DELETE: 2,
+  EXISTS: 3,
+  GET_DATA: 4,
+  SET_DATA: 5,
+  GET_CHILDREN: 8,
+  PING: 11,
+  GET_CHILDREN2: 12,
+  AUTH: 100,
+  SET_WATCHES: 101,
+  CLOSE_SESSION: -11,
+};
+const ERR = {
+  UNIMPLEMENTED: -6,
+  NO_NODE: -101,
+  BAD_VERSION: -103,
+  NO_CHILDREN_FOR_EPHEMERALS: -108,
+  NODE_EXISTS: -110,
+  NOT_EMPTY: -111,
+  SESSION_EXPIRED: -112,
+};
+const EVENT = { CREATED: 1, DELETED: 2, DATA_CHANGED: 3, CHILDREN_CHANGED: 4 };
+const FLAG = { EPHEMERAL: 1, SEQUENTIAL: 2 };
+const SYNC_CONNECTED = 3;
+const XID_NOTIFICATION = -1;
+
+function newNode(zxid: bigint, data: Buffer | null, ephemeralOwner: bigint): ZNode {
+  const now = BigInt(Date.now());
+  return {
+    data,
+    czxid: zxid,
+    mzxid: zxid,
+    pzxid: zxid,
+    ctime: now,
+    mtime: now,
+    version: 0,
+    cversion: 0,
+    ephemeralOwner,
+    children: new Set(),
+  };
+}
+
+function parentOf(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut <= 0 ? '/' : path.slice(0, cut);
+}
+
+function writeStat(w: JuteWriter, node: ZNode): JuteWriter {
+  return w
+    .long(node.czxid)
+    .long(node.mzxid)
+    .long(node.ctime)
+    .long(node.mtime)
+    .int(node.version)
+    .int(node.cversion)
+    .int(0)
+    .long(node.ephemeralOwner)
+    .int(node.data?.length ?? 0)
+    .int(node.children.size)
+    .long(node.pzxid);
+}
+
+function watchOn(watches: Map<string, Set<Connection>>, path: string, c: Connection): void {
+  let watchers = watches.get(path);
+  if (!watchers) watches.set(path, (watchers = new Set()));
+  watchers.add(c);
+}
+
+function sendEvent(connection: Connection, type: number, path: string): void {
+  if (connection.socket.destroyed) return;
+  const header = new JuteWriter().int(XID_NOTIFICATION).long(-1n).int(0);
+  connection.socket.write(
+    concatFrame(header, new JuteWriter().int(type).int(SYNC_CONNECTED).string(path)),
+  );
+}
+
+function concatFrame(header: JuteWriter, body: JuteWriter): Buffer {
+  const a = header.frame();
+  const b = body.frame();
+  const out = Buffer.concat([a, b.subarray(4)]);
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
+}

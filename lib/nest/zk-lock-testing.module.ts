@@ -1,0 +1,90 @@
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationShutdown,
+  Provider,
+} from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ZkLockClient } from '../core/lock-client';
+import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
+import type { ZkLockClientOptions } from '../core/types';
+import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { LockService } from './lock.service';
+import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
+import { ZK_LOCK_CLIENT } from './zk-lock.constants';
+import { ZkLockHealthIndicator } from './zk-lock.health';
+import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
+import { ZkLockTelemetry } from './zk-lock.telemetry';
+
+/** Options of `ZkLockModule.forTest()`: those of forRoot() but where ZooKeeper is. */
+export type ZkLockTestOptions = Omit<
+  ZkLockModuleOptions,
+  'connectionString' | 'auth' | 'acl' | 'tls'
+> & {
+  /** Provide the module's exports to every module (default false, as forRoot). */
+  isGlobal?: boolean;
+};
+
+/** Closes the in-memory ZooKeeper once the client has closed its session (in either order). */
+@Injectable()
+class InMemoryZooKeeperCloser implements OnApplicationShutdown {
+  constructor(
+    private readonly zookeeper: InMemoryZooKeeper,
+    @Inject(ZK_LOCK_CLIENT) private readonly client: ZkLockClient,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close(); // idempotent: LockService may already have closed it
+    await this.zookeeper.close();
+  }
+}
+
+@Module({})
+export class ZkLockTestingModule {
+  static register(options: ZkLockTestOptions = {}): DynamicModule {
+    const { isGlobal, ...moduleOptions } = options;
+    const providers: Provider[] = [
+      {
+        provide: ZK_LOCK_MODULE_OPTIONS,
+        useValue: { telemetry: false, ...moduleOptions, connectionString: 'in-memory' },
+      },
+      { provide: InMemoryZooKeeper, useFactory: () => InMemoryZooKeeper.start() },
+      {
+        provide: ZK_LOCK_CLIENT,
+        inject: [InMemoryZooKeeper],
+        useFactory: (zookeeper: InMemoryZooKeeper): Promise<ZkLockClient> => {
+          const {
+            waitTimeoutMs: _decoratorDefault,
+            telemetry: _telemetry,
+            ...rest
+          } = moduleOptions;
+          const clientOptions: ZkLockClientOptions = {
+            ...rest,
+            connectionString: zookeeper.connectionString,
+          };
+          return ZkLockClient.connect(clientOptions);
+        },
+      },
+      InMemoryZooKeeperCloser,
+      LockService,
+      DistributedLockInterceptor,
+      ZkLockHealthIndicator,
+      ZkLockTelemetry,
+    ];
+    return {
+      module: ZkLockTestingModule,
+      global: isGlobal ?? false,
+      imports: [DiscoveryModule],
+      providers,
+      exports: [
+        ZK_LOCK_CLIENT,
+        LockService,
+        DistributedLockInterceptor,
+        ZkLockHealthIndicator,
+        InMemoryZooKeeper,
+      ],
+    };
+  }
+}
