@@ -32,13 +32,13 @@ describe('@DistributedLock when applied', () => {
   it('records its spec and adds the interceptor once, even when stacked', () => {
     // (Stacked wrappers still resolve <name> from the user's method: see the service e2e spec.)
     class Orders {
-      @DistributedLock('/outer/<id>')
-      @DistributedLock('/inner/<id>')
+      @DistributedLock('/outer/<0>')
+      @DistributedLock('/inner/<0>')
       update(_id: string) {}
     }
     const method = Orders.prototype.update;
     expect(Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, method).template.source).toBe(
-      '/outer/<id>',
+      '/outer/<0>',
     );
     expect(Reflect.getMetadata(INTERCEPTORS_METADATA, method)).toEqual([
       DistributedLockInterceptor,

@@ -4,11 +4,10 @@ import {
   ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { UseInterceptors } from '@nestjs/common';
+import { Logger, UseInterceptors } from '@nestjs/common';
 import { InvalidLockPathError, ZkLockError } from '../core/errors';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
-import { takeHandoff } from './handler-handoff';
 import { parseKeyTemplate } from './key-template';
 import { injectedLockService, injectLockService } from './lock-service.property';
 import { lockServiceFor } from './lock-service.registry';
@@ -17,6 +16,9 @@ import { resolveMethodPath } from './method-path';
 import { runHeld } from './lazy-result';
 import { callHold, checkOnBusy, SKIPPED, skippedValue } from './on-busy';
 import { parameterNames } from './parameter-names';
+import { requestOf } from './call-context';
+import { templateSources } from './template-sources';
+import { checkModuleAtBootstrap } from './bootstrap-check';
 import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
 type AnyMethod = (...args: any[]) => unknown;
@@ -32,17 +34,19 @@ type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
 ) => TypedPropertyDescriptor<T>;
 
 /**
- * Holds a distributed lock while the method runs.
- * - `'/locks/order:<id>'`: on a route handler, `<id>` comes from route params, then query, then
- *   body (`<params.id>`, `<query.x>`, `<body.items.0.sku>` name the source); on any other method,
- *   from its parameters by name or position (`<orderId>`, `<0>`, `<0.orderId>`).
+ * Holds a distributed lock while the method runs (on a handler call: after guards, interceptors
+ * and pipes; the wrapper below is the one place locks are taken).
+ * - `'/locks/order:<id>'`: `<id>` is the method's parameter of that name (after pipes), else the
+ *   argument a decorator binds to that name (`@Param('id')`, `@Body('id')`, `@Payload('id')`),
+ *   else a field of its whole `@Body()`/`@Payload()`; fixed at decoration (template-sources.ts),
+ *   so a request cannot steer it. `<0>`, `<0.orderId>`: by position. `<params.id>`,
+ *   `<query.x>`, `<body.a.0.b>`: that part of the HTTP request of a handler call.
  * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments; a function that
  *   returns several paths holds them all (the multi-path lock: one canonical order, all or none).
  * Options: `waitTimeoutMs`, `mode: 'read' | 'write'` (one side of the read/write lock; default
- * the mutex); `@DistributedSemaphore` sets `maxLeases` (and `leases`).
+ * the mutex), `onBusy`, `minHoldMs`; `@DistributedSemaphore` sets `maxLeases` (and `leases`).
  * Template values are encoded into one path segment. The method's result becomes a Promise; a
- * returned Observable holds the lock until it completes (the interceptor streams it for string
- * templates on route handlers, elsewhere it is run under the lock and its values replayed).
+ * returned Observable, stream or async iterable holds the lock until it has finished.
  */
 export function DistributedLock(
   template: string,
@@ -63,20 +67,30 @@ export function DistributedLock(
     const spec = createSpec(template, options, where, original);
     spec.responseArg = responseArgument(owner, key);
     const names = parameterNames(innermost.get(original!) ?? original!);
+    if (spec.template) spec.sources = templateSources(spec.template, owner, key, names, where);
     const returnType: unknown = Reflect.getMetadata('design:returntype', target, key);
+    // The one place the lock is taken, for every caller: a route, message or resolver handler
+    // (after guards, interceptors and pipes: the arguments are the piped values), a job, or
+    // plain code. The interceptor only records the request of a handler call (call-context.ts).
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
-      if (takeHandoff(spec)) return original!.apply(this, args);
       try {
         const locks = injectedLockService(this) ?? lockServiceFor(this, where);
-        const path = resolveMethodPath(spec, args, names);
+        const request = requestOf(wrapper);
+        const path = resolveMethodPath(spec, args, names, request);
         const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
         // The lock is held until the result has been consumed (Observable, stream, async
         // iterable) and a response the method writes itself (@Res()) has been sent.
         const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
         const { withLock, linger } = callHold(locks, spec, path, { waitTimeoutMs });
-        return runHeld(withLock, () => original!.apply(this, args), { response, linger }).then(
-          (value) => (value === SKIPPED ? skippedValue(returnType) : value),
-        );
+        // A route handler answers 503 as soon as its lock is lost (README "Errors on HTTP").
+        const onLostBeforeResult = request
+          ? (reason: unknown) => logLost(where, path, reason)
+          : undefined;
+        return runHeld(withLock, () => original!.apply(this, args), {
+          response,
+          linger,
+          onLostBeforeResult,
+        }).then((value) => (value === SKIPPED ? skippedValue(returnType) : value));
       } catch (err) {
         return Promise.reject(err);
       }
@@ -85,7 +99,10 @@ export function DistributedLock(
     innermost.set(wrapper, innermost.get(original!) ?? original!);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
     Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
-    if (typeof target !== 'function') injectLockService(target);
+    if (typeof target !== 'function') {
+      injectLockService(target);
+      checkModuleAtBootstrap(target, where);
+    }
     descriptor.value = wrapper as typeof descriptor.value;
     const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) ?? [];
     if (!interceptors.includes(DistributedLockInterceptor)) {
@@ -93,6 +110,15 @@ export function DistributedLock(
     }
     return descriptor;
   };
+}
+
+const logger = new Logger('DistributedLock');
+
+function logLost(where: string, path: string | string[], reason: unknown): void {
+  logger.error(
+    `${where} lost lock "${[path].flat().join('", "')}" while running; answering 503: ` +
+      (reason instanceof Error ? reason.message : String(reason)),
+  );
 }
 
 /** The index of a `@Res()` argument the handler answers through itself (no passthrough). */

@@ -1,4 +1,5 @@
 import type { KeyTemplate } from './key-template';
+import type { TemplateSources } from './template-sources';
 
 /** Options of `@DistributedLock`. */
 export interface DistributedLockOptions {
@@ -24,7 +25,7 @@ export interface DistributedLockOptions {
   minHoldMs?: number;
 }
 
-/** What the decorator records on the method for the interceptor and the wrapper. */
+/** What the decorator records on the method for the wrapper and the interceptor. */
 export interface DistributedLockSpec {
   /** "Class.method", for messages. */
   where: string;
@@ -38,4 +39,6 @@ export interface DistributedLockSpec {
    * itself, maybe after it returned, so the lock is held until the response is sent.
    */
   responseArg?: number;
+  /** Where each bare `<name>` comes from (template-sources.ts); string templates only. */
+  sources?: TemplateSources;
 }

@@ -47,6 +47,11 @@ export interface RunHeldOptions {
   response?: unknown;
   /** Once the result is in hand, the lock is also held until this settles (`minHoldMs`). */
   linger?: (held: Holding) => Promise<void> | undefined;
+  /**
+   * A handler call: when the lock is lost before the method has a result, answer at once with
+   * the loss (this is called with it, for the log) instead of waiting for the method.
+   */
+  onLostBeforeResult?: (reason: unknown) => void;
 }
 
 /**
@@ -59,12 +64,17 @@ export interface RunHeldOptions {
 export function runHeld(
   withLock: <T>(fn: (held: Holding) => Promise<T>) => Promise<T | typeof SKIPPED>,
   run: () => unknown,
-  { response, linger }: RunHeldOptions = {},
+  { response, linger, onLostBeforeResult }: RunHeldOptions = {},
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let handedOut = false;
     withLock(async (lock) => {
-      const held = holdUntilDone(await run());
+      const result = run();
+      const held = holdUntilDone(
+        onLostBeforeResult
+          ? await untilLost(result, lock.signal, onLostBeforeResult)
+          : await result,
+      );
       const sent = response === undefined ? undefined : whenResponseSent(response);
       const lingering = linger?.(lock);
       // A plain value: returned once the lock is released, as before.
@@ -144,4 +154,31 @@ function isAsyncIterable(result: unknown): result is AsyncIterable<unknown> {
     typeof result === 'object' &&
     typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
   );
+}
+
+/** The result, unless the lock is lost first: then the loss (a LockLostError) rejects. */
+function untilLost(
+  result: unknown,
+  signal: AbortSignal,
+  onLost: (reason: unknown) => void,
+): Promise<unknown> {
+  if (!(result instanceof Promise)) return Promise.resolve(result);
+  return new Promise((resolve, reject) => {
+    const lost = (): void => {
+      onLost(signal.reason);
+      reject(signal.reason as Error);
+    };
+    if (signal.aborted) return lost();
+    signal.addEventListener('abort', lost, { once: true });
+    result.then(
+      (value) => {
+        signal.removeEventListener('abort', lost);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', lost);
+        reject(err);
+      },
+    );
+  });
 }

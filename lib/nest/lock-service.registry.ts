@@ -10,6 +10,11 @@ export function registerLockService(service: LockService, instances: Iterable<ob
   for (const instance of instances) byInstance.set(instance, service);
 }
 
+/** Whether a ZkLockModule of this process is running (its LockService initialised). */
+export function hasLiveLockService(): boolean {
+  return live.size > 0;
+}
+
 export function unregisterLockService(service: LockService): void {
   live.delete(service);
 }

@@ -8,6 +8,7 @@ import {
   Injectable,
   NotFoundException,
   Param,
+  ParseIntPipe,
   PipeTransform,
   Post,
   Query,
@@ -74,7 +75,7 @@ class OrdersController {
   }
 
   @Post(':id/missing')
-  @DistributedLock('/locks/order:<id>/<body.reason>')
+  @DistributedLock('/locks/order:<params.id>/<body.reason>')
   missing() {
     throw new Error('the handler must not run without its lock value');
   }
@@ -106,12 +107,19 @@ class OrdersController {
   @Post(':id/piped')
   @DistributedLock('/locks/piped:<id>')
   piped(@Param('id', RecordingPipe) id: string) {
-    return id;
+    return this.locks.isHeld(`/locks/piped:${id}`);
+  }
+
+  @Post(':num/int')
+  @DistributedLock('/locks/int:<num>')
+  byNumber(@Param('num', ParseIntPipe) num: number) {
+    return num;
   }
 
   @Post(':id/sku')
-  @DistributedLock('/locks/<id>/<sku>')
-  bySku() {
+  @DistributedLock('/locks/<id>/<sku>') // id: the parameter; sku: a field of the @Body()
+  bySku(@Param('id') id: string, @Body() body: { sku: string }) {
+    void [id, body];
     return 'ran';
   }
 
@@ -130,13 +138,13 @@ class OrdersController {
   }
 
   @Post(':id/default-wait')
-  @DistributedLock('/locks/default-wait:<id>')
+  @DistributedLock('/locks/default-wait:<params.id>')
   defaultWait() {
     return 'ran';
   }
 
   @Post(':id/busy')
-  @DistributedLock('/locks/busy:<id>', { waitTimeoutMs: 300 })
+  @DistributedLock('/locks/busy:<params.id>', { waitTimeoutMs: 300 })
   busy() {
     return 'ran';
   }
@@ -194,20 +202,31 @@ describe('@DistributedLock on a controller handler', () => {
   it('answers 400 and locks nothing when a template value is missing', async () => {
     const res = await request(server()).post('/orders/5/missing').send({}).expect(400);
     expect(res.body.message).toContain('<body.reason> is missing');
-    expect(res.body.message).toContain('"/locks/order:<id>/<body.reason>"'); // the template
+    expect(res.body.message).toContain('"/locks/order:<params.id>/<body.reason>"'); // the template
     expect(acquiredPaths()).toEqual([]);
   });
 
-  it('looks a bare <name> up in params, then query, then body', async () => {
-    await request(server()).post('/orders/p1/sku?id=q1').send({ id: 'b1', sku: 's1' }).expect(201);
-    await request(server()).post('/orders/p2/sku?sku=q2').send({ sku: 'b2' }).expect(201);
-    expect(acquiredPaths()).toEqual(['/locks/p1/s1', '/locks/p2/q2']);
+  it('reads a bare <name> from the source fixed at decoration: a query or body cannot steer it', async () => {
+    // <id> is the handler's parameter (the route param), <sku> a field of its @Body(): the
+    // query's ?id= and ?sku=, and the body's id, change nothing.
+    await request(server())
+      .post('/orders/p1/sku?id=q1&sku=q2')
+      .send({ id: 'b1', sku: 's1' })
+      .expect(201);
+    await request(server()).post('/orders/p2/sku?sku=zzz').send({ sku: 'b2' }).expect(201);
+    expect(acquiredPaths()).toEqual(['/locks/p1/s1', '/locks/p2/b2']);
   });
 
-  it('takes the lock before pipes run', async () => {
+  it('locks the value after pipes: /orders/042 and /orders/42 are one key with ParseIntPipe', async () => {
+    await request(server()).post('/orders/042/int').expect(201, '42');
+    await request(server()).post('/orders/42/int').expect(201, '42');
+    expect(acquiredPaths()).toEqual(['/locks/int:42', '/locks/int:42']);
+  });
+
+  it('takes the lock after guards, interceptors and pipes, around the handler', async () => {
     piped.length = 0;
-    await request(server()).post('/orders/p3/piped').expect(201, 'p3');
-    expect(piped).toEqual([{ value: 'p3', held: true }]);
+    await request(server()).post('/orders/p3/piped').expect(201, 'true');
+    expect(piped).toEqual([{ value: 'p3', held: false }]); // the pipe ran before the lock
   });
 
   it('with a path function, holds the lock until a returned Observable completes', async () => {

@@ -41,7 +41,7 @@ class OrdersController {
   }
 
   @Post(':id/gated/:name')
-  @DistributedLock('/orders/<id>')
+  @DistributedLock('/orders/<params.id>')
   async gated(@Param('name') name: string) {
     log.push(`enter ${name}`);
     await gates.get(name)?.opened;
