@@ -3,20 +3,22 @@ import { Observable, catchError, throwError } from 'rxjs';
 import { runInCallContext } from './call-context';
 import { toHttpError } from './lock-http-errors';
 import { toRpcError } from './lock-rpc-errors';
+import { toWsError } from './lock-ws-errors';
 import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
 
 /** Each transport's convention for the core's errors (README "Errors by transport"). */
 const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> = {
   http: toHttpError,
   rpc: toRpcError,
+  ws: toWsError,
 };
 
 /**
  * Applied by `@DistributedLock` to every decorated method; on a handler call it does not lock
  * (the method's wrapper does, after the pipes): it records the call's request for the
  * template's `<params.x>`, `<query.x>` and `<body.x>`, and maps lock errors to the transport's
- * answer (HTTP: 409 for a timeout, 503 when ZooKeeper is away; RPC: an RpcException whose error
- * is `{ code, status, message }`).
+ * answer (HTTP: 409 for a timeout, 503 when ZooKeeper is away; RPC and WebSocket: an RpcException
+ * or WsException whose error is `{ code, status, message }`).
  */
 @Injectable()
 export class DistributedLockInterceptor implements NestInterceptor {
