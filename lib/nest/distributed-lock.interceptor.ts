@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Observable, catchError, throwError } from 'rxjs';
 import { runInCallContext } from './call-context';
 import { toHttpError } from './lock-http-errors';
+import { toGraphQLError } from './lock-graphql-errors';
 import { toRpcError } from './lock-rpc-errors';
 import { toWsError } from './lock-ws-errors';
 import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
@@ -11,6 +12,7 @@ const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> =
   http: toHttpError,
   rpc: toRpcError,
   ws: toWsError,
+  graphql: toGraphQLError,
 };
 
 /**
@@ -18,7 +20,8 @@ const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> =
  * (the method's wrapper does, after the pipes): it records the call's request for the
  * template's `<params.x>`, `<query.x>` and `<body.x>`, and maps lock errors to the transport's
  * answer (HTTP: 409 for a timeout, 503 when ZooKeeper is away; RPC and WebSocket: an RpcException
- * or WsException whose error is `{ code, status, message }`).
+ * or WsException whose error is `{ code, status, message }`; GraphQL: a GraphQLError with
+ * `extensions: { code, status }`).
  */
 @Injectable()
 export class DistributedLockInterceptor implements NestInterceptor {
