@@ -2,7 +2,7 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { InvalidLockPathError, ZkLockError } from '../core/errors';
 import { DistributedLock } from './distributed-lock.decorator';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
-import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+import { lockSpecOf } from './distributed-lock.metadata';
 
 describe('@DistributedLock when applied', () => {
   it('rejects a broken template with the class and method in the message', () => {
@@ -37,9 +37,7 @@ describe('@DistributedLock when applied', () => {
       update(_id: string) {}
     }
     const method = Orders.prototype.update;
-    expect(Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, method).template.source).toBe(
-      '/outer/<0>',
-    );
+    expect(lockSpecOf(method)!.template!.source).toBe('/outer/<0>');
     expect(Reflect.getMetadata(INTERCEPTORS_METADATA, method)).toEqual([
       DistributedLockInterceptor,
     ]);

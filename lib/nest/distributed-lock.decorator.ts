@@ -19,7 +19,7 @@ import { parameterNames } from './parameter-names';
 import { requestOf } from './call-context';
 import { templateSources } from './template-sources';
 import { checkModuleAtBootstrap } from './bootstrap-check';
-import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+import { recordLockSpec } from './distributed-lock.metadata';
 
 type AnyMethod = (...args: any[]) => unknown;
 
@@ -97,8 +97,7 @@ export function DistributedLock(
     };
     copyMethodMetadata(original!, wrapper);
     innermost.set(wrapper, innermost.get(original!) ?? original!);
-    Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
-    Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
+    recordLockSpec(owner, wrapper, spec);
     if (typeof target !== 'function') {
       injectLockService(target);
       checkModuleAtBootstrap(target, where);

@@ -5,7 +5,7 @@ import { toHttpError } from './lock-http-errors';
 import { toGraphQLError } from './lock-graphql-errors';
 import { toRpcError } from './lock-rpc-errors';
 import { toWsError } from './lock-ws-errors';
-import { DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+import { lockSpecOf } from './distributed-lock.metadata';
 
 /** Each transport's convention for the core's errors (README "Errors by transport"). */
 const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> = {
@@ -27,7 +27,7 @@ const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> =
 export class DistributedLockInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const handler = context.getHandler();
-    if (!Reflect.getMetadata(DISTRIBUTED_LOCK_METADATA, handler)) return next.handle();
+    if (!lockSpecOf(handler)) return next.handle();
     const type = context.getType();
     const request = type === 'http' ? context.switchToHttp().getRequest<object>() : undefined;
     const mapError = ERROR_MAPPERS[type];

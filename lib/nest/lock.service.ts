@@ -17,7 +17,7 @@ import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { registerLockService, unregisterLockService } from './lock-service.registry';
 import { ZkLockEventLogger } from './zk-lock-event.logger';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
-import { DISTRIBUTED_LOCK_CLASS_METADATA } from './zk-lock.constants';
+import { hasLockedMethods } from './distributed-lock.metadata';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -123,12 +123,7 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
     this.warnIfImportedTwice(wrappers.map((wrapper) => wrapper.instance as unknown));
     const instances = wrappers
       .map((wrapper) => wrapper.instance as unknown)
-      .filter(
-        (instance): instance is object =>
-          typeof instance === 'object' &&
-          instance !== null &&
-          Reflect.getMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, instance.constructor) === true,
-      );
+      .filter(hasLockedMethods);
     registerLockService(this, instances);
     this.eventLogger.start();
   }

@@ -2,10 +2,9 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { DiscoveryService } from '@nestjs/core';
 import type { ZkLockClient } from '../core/lock-client';
 import { LockTelemetry } from '../core/telemetry/lock-telemetry';
-import type { DistributedLockSpec } from './distributed-lock.options';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
-import { DISTRIBUTED_LOCK_CLASS_METADATA, DISTRIBUTED_LOCK_METADATA } from './zk-lock.constants';
+import { hasLockedMethods, lockSpecOf } from './distributed-lock.metadata';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -50,14 +49,9 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     const templates = new Set<string>();
     for (const { instance } of wrappers) {
-      if (!instance || typeof instance !== 'object') continue;
-      if (Reflect.getMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, instance.constructor) !== true)
-        continue;
+      if (!hasLockedMethods(instance)) continue;
       for (const method of methodsOf(Object.getPrototypeOf(instance))) {
-        const spec: DistributedLockSpec | undefined = Reflect.getMetadata(
-          DISTRIBUTED_LOCK_METADATA,
-          method,
-        );
+        const spec = lockSpecOf(method);
         if (!spec?.template) continue;
         // A semaphore's acquirers hold its mutex `<path>/locks` (docs/design.md §7) for a moment.
         const source = spec.template.source;
