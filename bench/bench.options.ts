@@ -6,6 +6,8 @@ export interface BenchOptions {
   only?: ScenarioName;
   /** Write one JSON line per scenario to this file. */
   out?: string;
+  /** Also run the scenarios through Apache Curator and kazoo, and print ours / theirs. */
+  peers: boolean;
   help: boolean;
 }
 
@@ -16,18 +18,20 @@ export interface ScenarioSize {
   warmupOpsPerCaller: number;
 }
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>] [--out <file.jsonl>]
+export const USAGE = `Usage: npm run bench -- [--quick] [--peers] [--only <scenario>] [--out <file.jsonl>]
   --quick            a short run (CI: checks the bench still works; numbers are noisy)
   --only <scenario>  one of: ${SCENARIOS.join(', ')}
   --out <file>       also write one JSON line per scenario
+  --peers            also run them through Apache Curator 5.4 and kazoo 2.8 (ours / theirs)
 Set ZK_CONNECT=127.0.0.1:<port> to use a running ZooKeeper instead of starting one.`;
 
 export function parseBenchArgs(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { quick: false, help: false };
+  const options: BenchOptions = { quick: false, peers: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') options.quick = true;
     else if (arg === '--help' || arg === '-h') options.help = true;
+    else if (arg === '--peers') options.peers = true;
     else if (arg === '--only') options.only = scenarioName(argv[++i]);
     else if (arg === '--out') options.out = requireValue('--out', argv[++i]);
     else throw new Error(`Unknown argument "${arg}".\n${USAGE}`);

@@ -17,7 +17,7 @@ const COLUMNS: Array<[string, (r: ScenarioResult) => string]> = [
 ];
 
 /** A Markdown table; `left[i]` left-aligns column i (the others are numbers, right-aligned). */
-function table(header: string[], rows: string[][], left: boolean[] = [true]): string {
+export function table(header: string[], rows: string[][], left: boolean[] = [true]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     '| ' +

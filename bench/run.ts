@@ -16,6 +16,8 @@ import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
 import { herdLine, JsonLinesWriter, resultsTable, targetsTable } from './results.report';
 import { checkTargets } from './targets.report';
+import { runPeers } from './peers.runner';
+import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
 import { ZkRequestCounter } from './zk-requests.counter';
 
@@ -173,6 +175,12 @@ async function main(): Promise<void> {
     if (checks.length > 0) console.log(targetsTable(checks) + '\n');
     const herd = results.find((r) => r.herdProbe)?.herdProbe;
     if (herd) console.log(herdLine(herd) + '\n');
+    if (options.peers) {
+      // Right after ours, against the same ZooKeeper, with the same sections and sizes.
+      const peers = await runPeers(connectionString, `${root}/peers`, options.quick);
+      console.log(peersTables(byName, peers) + '\n');
+      if (peers.some((p) => (p.violations ?? 0) > 0)) process.exitCode = 1;
+    }
     const out = new JsonLinesWriter(options.out);
     for (const result of results) {
       out.write({ ...result, targets: checks.filter((c) => c.scenario === result.scenario) });
