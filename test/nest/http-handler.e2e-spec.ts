@@ -223,6 +223,17 @@ describe('@DistributedLock on a controller handler', () => {
     expect(acquiredPaths()).toEqual(['/locks/int:42', '/locks/int:42']);
   });
 
+  it('with ParseIntPipe, a holder of /locks/int:42 keeps /orders/042 waiting: one key, serialized', async () => {
+    const handle = await other.acquire('/locks/int:42');
+    try {
+      const res = await request(server()).post('/orders/042/int').expect(409);
+      expect(res.body.message).toContain('"/locks/int:42"');
+    } finally {
+      await handle.release();
+    }
+    await request(server()).post('/orders/042/int').expect(201, '42');
+  });
+
   it('takes the lock after guards, interceptors and pipes, around the handler', async () => {
     piped.length = 0;
     await request(server()).post('/orders/p3/piped').expect(201, 'true');
