@@ -244,7 +244,10 @@ describe('@DistributedLock on a controller handler', () => {
     await request(server()).get('/orders/5/fn-stream').expect(200, 'true');
     expect(acquiredPaths()).toEqual(['/locks/fn-stream:5']);
     // Released once the stream has ended, which may be just after the answer went out.
-    await waitFor(() => isFree('/locks/fn-stream:5'), 'the lock of /locks/fn-stream:5 to be released');
+    await waitFor(
+      () => isFree('/locks/fn-stream:5'),
+      'the lock of /locks/fn-stream:5 to be released',
+    );
   });
 
   it("passes the handler's own non-HTTP error unchanged to the app's filter, and releases", async () => {
