@@ -7,7 +7,12 @@ describe('parseBenchArgs', () => {
       help: false,
       only: 'many-keys',
       out: 'r.jsonl',
+      peers: false,
     });
+  });
+
+  it('reads --peers (Curator and kazoo in the same run)', () => {
+    expect(parseBenchArgs(['--quick', '--peers'])).toMatchObject({ quick: true, peers: true });
   });
 
   it('rejects an unknown scenario and names the valid ones', () => {
