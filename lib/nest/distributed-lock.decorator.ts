@@ -9,8 +9,7 @@ import { InvalidLockPathError, ZkLockError } from '../core/errors';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { parseKeyTemplate } from './key-template';
-import { injectedLockService, injectLockService } from './lock-service.property';
-import { lockServiceFor } from './lock-service.registry';
+import { injectLockService, lockServiceOf } from './lock-service.injection';
 import { copyMethodMetadata } from './method-metadata';
 import { resolveMethodPath } from './method-path';
 import { runHeld } from './lazy-result';
@@ -18,7 +17,7 @@ import { callHold, checkOnBusy, SKIPPED, skippedValue } from './on-busy';
 import { parameterNames } from './parameter-names';
 import { requestOf } from './call-context';
 import { templateSources } from './template-sources';
-import { checkModuleAtBootstrap } from './bootstrap-check';
+import { checkModuleAtBootstrap } from './distributed-lock.bootstrap-check';
 import { recordLockSpec } from './distributed-lock.metadata';
 
 type AnyMethod = (...args: any[]) => unknown;
@@ -74,7 +73,7 @@ export function DistributedLock(
     // plain code. The interceptor only records the request of a handler call (call-context.ts).
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       try {
-        const locks = injectedLockService(this) ?? lockServiceFor(this, where);
+        const locks = lockServiceOf(this, where, owner.name);
         const request = requestOf(wrapper);
         const path = resolveMethodPath(spec, args, names, request);
         const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
@@ -100,7 +99,7 @@ export function DistributedLock(
     recordLockSpec(owner, wrapper, spec);
     if (typeof target !== 'function') {
       injectLockService(target);
-      checkModuleAtBootstrap(target, where);
+      checkModuleAtBootstrap(target, where, owner.name);
     }
     descriptor.value = wrapper as typeof descriptor.value;
     const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) ?? [];

@@ -24,3 +24,17 @@ export function hasLockedMethods(instance: unknown): instance is object {
     Reflect.getMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, instance.constructor) === true
   );
 }
+
+/** `Class.method` of each `@DistributedLock` method of an instance (its class and ancestors). */
+export function lockedMethodsOf(instance: object): string[] {
+  const found: string[] = [];
+  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; ) {
+    for (const key of Reflect.ownKeys(proto)) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      const spec = lockSpecOf(descriptor?.value);
+      if (spec) found.push(spec.where);
+    }
+    proto = Object.getPrototypeOf(proto);
+  }
+  return found;
+}

@@ -14,10 +14,8 @@ import type {
   SemaphoreOptions,
 } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
-import { registerLockService, unregisterLockService } from './lock-service.registry';
 import { ZkLockEventLogger } from './zk-lock-event.logger';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
-import { hasLockedMethods } from './distributed-lock.metadata';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -121,10 +119,6 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     this.warnIfImportedTwice(wrappers.map((wrapper) => wrapper.instance as unknown));
-    const instances = wrappers
-      .map((wrapper) => wrapper.instance as unknown)
-      .filter(hasLockedMethods);
-    registerLockService(this, instances);
     this.eventLogger.start();
   }
 
@@ -142,7 +136,6 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
 
   /** Releases every held lock and closes the session, so other instances get them at once. */
   async onApplicationShutdown(): Promise<void> {
-    unregisterLockService(this);
     try {
       await this.client.close();
     } finally {

@@ -11,6 +11,7 @@ import { ZkLockClient } from '../core/lock-client';
 import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import type { ZkLockClientOptions } from '../core/types';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { DistributedLockExplorer } from './distributed-lock.explorer';
 import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
@@ -69,6 +70,7 @@ export class ZkLockTestingModule {
       },
       InMemoryZooKeeperCloser,
       LockService,
+      DistributedLockExplorer,
       DistributedLockInterceptor,
       ZkLockHealthIndicator,
       ZkLockTelemetry,

@@ -2,6 +2,7 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/lock-client';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { DistributedLockExplorer } from './distributed-lock.explorer';
 import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
@@ -32,6 +33,7 @@ const clientProvider: Provider = {
   providers: [
     clientProvider,
     LockService,
+    DistributedLockExplorer,
     DistributedLockInterceptor,
     ZkLockHealthIndicator,
     ZkLockTelemetry,

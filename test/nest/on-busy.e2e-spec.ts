@@ -193,19 +193,20 @@ describe("onBusy: 'skip' and minHoldMs", () => {
   });
 });
 
+@Injectable()
+class Long {
+  @DistributedLock('/jobs/long', { minHoldMs: 2 ** 31 - 1 })
+  async tick() {}
+}
+
 describe('minHoldMs and shutdown', () => {
   it('app.close() during a minimum hold frees the lock at once (no timer left behind)', async () => {
     const namespace = testNamespace('on-busy-close');
-    const app = await createLockApp({ providers: [Jobs] }, { namespace });
+    const app = await createLockApp({ providers: [Jobs, Long] }, { namespace });
     const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
     let closed = false;
     try {
-      @Injectable()
-      class Long {
-        @DistributedLock('/jobs/long', { minHoldMs: 2 ** 31 - 1 })
-        async tick() {}
-      }
-      const long = new Long();
+      const long = app.get(Long);
       await long.tick();
       expect(await other.tryAcquire('/jobs/long')).toBeNull();
       await app.close();

@@ -1,0 +1,40 @@
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { ZkLockError } from '../core/errors';
+import type { ZkLockClient } from '../core/lock-client';
+import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
+import { hasLockedMethods, lockedMethodsOf } from './distributed-lock.metadata';
+import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
+import { injectedLockService, lockServiceHint } from './lock-service.injection';
+
+/**
+ * Checks, once the application's providers exist, that every instance with `@DistributedLock`
+ * methods got its LockService (lock-service.injection.ts): a class whose module cannot see a
+ * non-global ZkLockModule fails the bootstrap here, naming its methods, after this module has
+ * closed its session (Nest runs no shutdown hook after a failed init). An application without
+ * any ZkLockModule has no explorer: distributed-lock.bootstrap-check.ts fails it instead.
+ */
+@Injectable()
+export class DistributedLockExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @InjectZkLockClient() private readonly client: ZkLockClient,
+    @Optional() private readonly inMemory?: InMemoryZooKeeper,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const instances = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
+      .filter((wrapper) => wrapper.isDependencyTreeStatic())
+      .map((wrapper) => wrapper.instance as unknown);
+    const blind = instances.filter(hasLockedMethods).filter((i) => !injectedLockService(i));
+    if (blind.length === 0) return;
+    const owner = blind[0].constructor.name;
+    const methods = [...new Set(blind.flatMap(lockedMethodsOf))];
+    await this.client.close();
+    await this.inMemory?.close();
+    throw new ZkLockError(
+      `@DistributedLock on ${methods.join(', ')}: no LockService is visible to ${owner} ` +
+        `(ZkLockModule is imported, but not global, in another module). ${lockServiceHint(owner)}`,
+    );
+  }
+}
