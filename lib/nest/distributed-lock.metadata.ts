@@ -28,7 +28,7 @@ export function hasLockedMethods(instance: unknown): instance is object {
 /** `Class.method` of each `@DistributedLock` method of an instance (its class and ancestors). */
 export function lockedMethodsOf(instance: object): string[] {
   const found: string[] = [];
-  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; ) {
+  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype;) {
     for (const key of Reflect.ownKeys(proto)) {
       const descriptor = Object.getOwnPropertyDescriptor(proto, key);
       const spec = lockSpecOf(descriptor?.value);

@@ -77,7 +77,9 @@ describe('bootstrap without ZkLockModule', () => {
     }).compile();
     const client = moduleRef.get<ZkLockClient>(ZK_LOCK_CLIENT);
     expect(client.state).toBe('CONNECTED');
-    await expect(async () => moduleRef.init()).rejects.toThrow('no LockService is visible to ReportJob');
+    await expect(async () => moduleRef.init()).rejects.toThrow(
+      'no LockService is visible to ReportJob',
+    );
     expect(client.state).toBe('CLOSED');
     await moduleRef.close().catch(() => undefined);
   });
