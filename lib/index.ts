@@ -20,4 +20,4 @@ export { ZK_LOCK_CLIENT } from './nest/zk-lock.constants';
 export { ZkLockHealthIndicator } from './nest/zk-lock.health';
 export { ZkLockTelemetry } from './nest/zk-lock.telemetry';
 export type { ZkLockHealthResult } from './nest/zk-lock.health';
-export { toHttpError } from './nest/lock-http-errors';
+export { toHttpError } from './nest/lock-errors.http';

@@ -10,13 +10,13 @@ import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { parseKeyTemplate } from './key-template';
 import { injectLockService, lockServiceOf } from './lock-service.injection';
-import { copyMethodMetadata } from './method-metadata';
-import { resolveMethodPath } from './method-path';
-import { runHeld } from './lazy-result';
-import { callHold, checkOnBusy, SKIPPED, skippedValue } from './on-busy';
-import { parameterNames } from './parameter-names';
-import { requestOf } from './call-context';
-import { templateSources } from './template-sources';
+import { copyMethodMetadata } from './distributed-lock.copy-metadata';
+import { resolveMethodPath } from './key-template.resolver';
+import { runHeld } from './distributed-lock.held-result';
+import { callHold, checkOnBusy, SKIPPED, skippedValue } from './distributed-lock.on-busy';
+import { parameterNames } from './key-template.parameter-names';
+import { requestOf } from './distributed-lock.call-context';
+import { templateSources } from './key-template.sources';
 import { checkModuleAtBootstrap } from './distributed-lock.bootstrap-check';
 import { recordLockSpec } from './distributed-lock.metadata';
 
@@ -37,7 +37,7 @@ type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
  * and pipes; the wrapper below is the one place locks are taken).
  * - `'/locks/order:<id>'`: `<id>` is the method's parameter of that name (after pipes), else the
  *   argument a decorator binds to that name (`@Param('id')`, `@Body('id')`, `@Payload('id')`),
- *   else a field of its whole `@Body()`/`@Payload()`; fixed at decoration (template-sources.ts),
+ *   else a field of its whole `@Body()`/`@Payload()`; fixed at decoration (key-template.sources.ts),
  *   so a request cannot steer it. `<0>`, `<0.orderId>`: by position. `<params.id>`,
  *   `<query.x>`, `<body.a.0.b>`: that part of the HTTP request of a handler call.
  * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments; a function that
@@ -70,7 +70,7 @@ export function DistributedLock(
     const returnType: unknown = Reflect.getMetadata('design:returntype', target, key);
     // The one place the lock is taken, for every caller: a route, message or resolver handler
     // (after guards, interceptors and pipes: the arguments are the piped values), a job, or
-    // plain code. The interceptor only records the request of a handler call (call-context.ts).
+    // plain code. The interceptor only records the request of a handler call (distributed-lock.call-context.ts).
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       try {
         const locks = lockServiceOf(this, where, owner.name);

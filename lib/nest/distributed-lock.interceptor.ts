@@ -1,10 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Observable, catchError, throwError } from 'rxjs';
-import { runInCallContext } from './call-context';
-import { toHttpError } from './lock-http-errors';
-import { toGraphQLError } from './lock-graphql-errors';
-import { toRpcError } from './lock-rpc-errors';
-import { toWsError } from './lock-ws-errors';
+import { runInCallContext } from './distributed-lock.call-context';
+import { toHttpError } from './lock-errors.http';
+import { toGraphQLError } from './lock-errors.graphql';
+import { toRpcError } from './lock-errors.rpc';
+import { toWsError } from './lock-errors.ws';
 import { lockSpecOf } from './distributed-lock.metadata';
 
 /** Each transport's convention for the core's errors (README "Errors by transport"). */

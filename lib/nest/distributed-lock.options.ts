@@ -1,5 +1,5 @@
 import type { KeyTemplate } from './key-template';
-import type { TemplateSources } from './template-sources';
+import type { TemplateSources } from './key-template.sources';
 
 /** Options of `@DistributedLock`. */
 export interface DistributedLockOptions {
@@ -39,6 +39,6 @@ export interface DistributedLockSpec {
    * itself, maybe after it returned, so the lock is held until the response is sent.
    */
   responseArg?: number;
-  /** Where each bare `<name>` comes from (template-sources.ts); string templates only. */
+  /** Where each bare `<name>` comes from (key-template.sources.ts); string templates only. */
   sources?: TemplateSources;
 }

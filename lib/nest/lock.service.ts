@@ -14,7 +14,7 @@ import type {
   SemaphoreOptions,
 } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
-import { ZkLockEventLogger } from './zk-lock-event.logger';
+import { ZkLockEventLogger } from './zk-lock.event-logger';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 

@@ -8,7 +8,7 @@ import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
 import { ZkLockTestingModule, ZkLockTestOptions } from './zk-lock-testing.module';
-import { checkTelemetryOption } from './zk-lock-telemetry.options';
+import { checkTelemetryOption } from './zk-lock.telemetry-options';
 import { ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 

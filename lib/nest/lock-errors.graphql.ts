@@ -1,8 +1,8 @@
-import { lockErrorInfo } from './lock-error-codes';
+import { lockErrorInfo } from './lock-errors.codes';
 
 /**
  * Maps the core's errors on a GraphQL resolver to a `GraphQLError` whose extensions carry
- * `{ code, status }` (lock-error-codes.ts), the way GraphQL servers report error kinds. `graphql`
+ * `{ code, status }` (lock-errors.codes.ts), the way GraphQL servers report error kinds. `graphql`
  * is loaded only here, on a GraphQL call (it is there whenever `@nestjs/graphql` is).
  */
 export function toGraphQLError(error: unknown): unknown {

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { ZkLockClient } from '../core/lock-client';
 import { ZooKeeperAuthFailedError } from '../core/errors';
 import type { ConnectionState } from '../core/types';
-import { ZkLockEventLogger } from './zk-lock-event.logger';
+import { ZkLockEventLogger } from './zk-lock.event-logger';
 
 /** The part of ZkLockClient the logger uses: events and the connection string. */
 class FakeClient extends EventEmitter {

@@ -1,4 +1,4 @@
-import { parameterNames } from './parameter-names';
+import { parameterNames } from './key-template.parameter-names';
 
 describe('parameterNames', () => {
   it('reads plain, default, rest and destructured parameters', () => {

@@ -8,7 +8,7 @@ import {
   ZooKeeperAuthFailedError,
   ZooKeeperUnavailableError,
 } from '../core/errors';
-import { toHttpError } from './lock-http-errors';
+import { toHttpError } from './lock-errors.http';
 
 describe('toHttpError', () => {
   it.each([

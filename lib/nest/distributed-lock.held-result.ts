@@ -1,8 +1,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { finished } from 'node:stream';
 import { isObservable, Observable } from 'rxjs';
-import type { Holding } from './lock-holder';
-import { SKIPPED } from './on-busy';
+import type { Holding } from './distributed-lock.holding';
+import { SKIPPED } from './distributed-lock.on-busy';
 
 /**
  * A locked method's result that is consumed after the method returns: an Observable, a stream

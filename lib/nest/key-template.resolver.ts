@@ -1,9 +1,9 @@
 import { InvalidLockPathError } from '../core/errors';
 import { validateLockPath } from '../core/paths';
 import type { DistributedLockSpec } from './distributed-lock.options';
-import type { RequestSources } from './call-context';
+import type { RequestSources } from './distributed-lock.call-context';
 import { dig, resolveKeyTemplatePaths, TemplateRef } from './key-template';
-import { REQUEST_SCOPES } from './template-sources';
+import { REQUEST_SCOPES } from './key-template.sources';
 
 function validPath(path: unknown, spec: DistributedLockSpec): string {
   try {
@@ -16,7 +16,7 @@ function validPath(path: unknown, spec: DistributedLockSpec): string {
 
 /**
  * Resolves a decorated method's lock path when it is called, from its arguments (after pipes)
- * by the sources fixed at decoration (template-sources.ts), `<0>` / `<0.orderId>` by position,
+ * by the sources fixed at decoration (key-template.sources.ts), `<0>` / `<0.orderId>` by position,
  * `<params.x>` / `<query.x>` / `<body.x>` from the request of a route handler call, or the
  * function form called with the arguments.
  */

@@ -3,7 +3,7 @@ import { MAX_WAIT_MS } from '../core/acquire-options';
 import { LockTimeoutError, ZkLockError } from '../core/errors';
 import type { AcquireOptions, LockEvents } from '../core/types';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
-import { holdFor, type HoldFn, type Holding } from './lock-holder';
+import { holdFor, type HoldFn, type Holding } from './distributed-lock.holding';
 import type { LockService } from './lock.service';
 
 /**

@@ -1,8 +1,8 @@
-import { lockErrorInfo } from './lock-error-codes';
+import { lockErrorInfo } from './lock-errors.codes';
 
 /**
  * Maps the core's errors on a WebSocket gateway handler (`@SubscribeMessage`) to a
- * `WsException` whose error is `{ code, status, message }` (lock-error-codes.ts). Socket.IO
+ * `WsException` whose error is `{ code, status, message }` (lock-errors.codes.ts). Socket.IO
  * sends it to the client as an 'exception' event; with `@nestjs/platform-ws` Nest's default
  * filter does not send exceptions, so use a filter of your own (README "On WebSocket
  * gateways"). `@nestjs/websockets` is loaded only here, on a WS call (an optional peer).
