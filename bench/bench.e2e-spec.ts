@@ -62,7 +62,7 @@ describe('npm run bench -- --quick', () => {
         expect(line.violations).toBe(0);
       }
     },
-    scaled(180_000),
+    scaled(600_000),
   );
 
   it(

@@ -55,14 +55,21 @@ function scenarioName(value: string | undefined): ScenarioName {
 const FULL: Record<ScenarioName, ScenarioSize> = {
   'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
   'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'raw-handoff': { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
+  'local-mutex': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   uncontended: { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
   'same-key-1p': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  handoff: { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'rw-read-heavy': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
   'rw-write-only': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
+  'rw-read-heavy-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
+  'rw-write-only-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'semaphore-4': { callers: 32, opsPerCaller: 50, warmupOpsPerCaller: 2 },
   'multi-3': { callers: 32, opsPerCaller: 50, warmupOpsPerCaller: 2 },
+  // Paths used once each (callers 32); --quick uses 1,000.
+  'memory-10k': { callers: 32, opsPerCaller: 10_000, warmupOpsPerCaller: 0 },
 };
 
 /** Sizes for a run: `--quick` divides the measured operations by 10. */

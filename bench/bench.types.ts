@@ -2,14 +2,20 @@
 export const SCENARIOS = [
   'raw-cycle',
   'raw-parallel',
+  'raw-handoff',
+  'local-mutex',
   'uncontended',
   'same-key-1p',
   'same-key-4p',
   'many-keys',
+  'handoff',
   'rw-read-heavy',
   'rw-write-only',
+  'rw-read-heavy-4p',
+  'rw-write-only-4p',
   'semaphore-4',
   'multi-3',
+  'memory-10k',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -44,6 +50,8 @@ export interface ScenarioResult {
    * the number of waiting processes.
    */
   herdProbe?: HerdProbePoint[];
+  /** memory-10k only: the client's heap after two full collections, before and after. */
+  heap?: { beforeBytes: number; afterBytes: number };
 }
 
 /**

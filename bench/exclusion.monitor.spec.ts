@@ -5,11 +5,18 @@ import {
   totalViolations,
 } from './exclusion.monitor';
 
-const interval = (path: string, enter: number, exit: number, token: number): CriticalInterval => ({
+const interval = (
+  path: string,
+  enter: number,
+  exit: number,
+  token: number,
+  mode?: 'read' | 'write',
+): CriticalInterval => ({
   path,
   enterNs: BigInt(enter),
   exitNs: BigInt(exit),
   fencingToken: BigInt(token),
+  ...(mode ? { mode } : {}),
 });
 
 describe('ExclusionMonitor', () => {
@@ -25,6 +32,15 @@ describe('ExclusionMonitor', () => {
     await monitor.critical('/a', 2n);
     expect(monitor.counterViolations).toBe(0);
     expect(monitor.intervals).toHaveLength(3);
+  });
+
+  it('lets readers in together but counts a writer beside a reader, and a reader beside a writer', async () => {
+    const monitor = new ExclusionMonitor();
+    await Promise.all([monitor.critical('/a', 1n, 'read'), monitor.critical('/a', 1n, 'read')]);
+    expect(monitor.counterViolations).toBe(0);
+    await Promise.all([monitor.critical('/a', 1n, 'read'), monitor.critical('/a', 2n, 'write')]);
+    await Promise.all([monitor.critical('/a', 3n, 'write'), monitor.critical('/a', 3n, 'read')]);
+    expect(monitor.counterViolations).toBe(2);
   });
 });
 
@@ -47,6 +63,18 @@ describe('checkIntervals', () => {
   it('counts a fencing token that does not grow from one holder to the next', () => {
     const list = [interval('/a', 0, 10, 5), interval('/a', 10, 20, 5), interval('/a', 20, 30, 4)];
     expect(checkIntervals(list).tokenRegressions).toBe(2);
+  });
+
+  it('lets read sections overlap each other, not a writer, and checks only writer tokens', () => {
+    const readers = [interval('/a', 0, 50, 9, 'read'), interval('/a', 10, 60, 1, 'read')];
+    const writers = [interval('/a', 60, 70, 2, 'write'), interval('/a', 80, 90, 3, 'write')];
+    expect(checkIntervals([...readers, ...writers])).toEqual({ overlaps: 0, tokenRegressions: 0 });
+    const readerInWriter = [...writers, interval('/a', 85, 95, 1, 'read')];
+    expect(checkIntervals(readerInWriter).overlaps).toBe(1);
+    const writerInReaders = [...readers, interval('/a', 40, 45, 4, 'write')];
+    expect(checkIntervals(writerInReaders).overlaps).toBe(1);
+    const stale = [interval('/a', 0, 10, 5, 'write'), interval('/a', 20, 30, 5, 'write')];
+    expect(checkIntervals(stale).tokenRegressions).toBe(1);
   });
 
   it('sums the three kinds of violation', () => {

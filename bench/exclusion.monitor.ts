@@ -4,13 +4,21 @@
  *   caller entering while the first is suspended is a violation;
  * - across processes, the critical sections' intervals on the system-wide monotonic clock
  *   (process.hrtime) must not overlap, and fencing tokens must grow from one holder to the next.
+ * A section entered as a reader ('read') may overlap other readers, never a writer or an
+ * exclusive holder; readers' tokens are not checked (a reader's token says which write it
+ * follows, README "Read/write lock").
  */
+
+/** 'exclusive': the mutex; 'read' / 'write': the two sides of a read/write lock. */
+export type SectionMode = 'exclusive' | 'read' | 'write';
 
 export interface CriticalInterval {
   path: string;
   enterNs: bigint;
   exitNs: bigint;
   fencingToken: bigint;
+  /** Default 'exclusive'. */
+  mode?: SectionMode;
 }
 
 export interface ViolationCounts {
@@ -23,19 +31,34 @@ export interface ViolationCounts {
 }
 
 export class ExclusionMonitor {
-  private readonly inside = new Map<string, number>();
+  private readonly inside = new Map<string, { readers: number; others: number }>();
   readonly intervals: CriticalInterval[] = [];
   counterViolations = 0;
 
   /** The critical section: counts callers inside `path` across an event-loop turn. */
-  async critical(path: string, fencingToken: bigint): Promise<void> {
+  async critical(
+    path: string,
+    fencingToken: bigint,
+    mode: SectionMode = 'exclusive',
+  ): Promise<void> {
     const enterNs = process.hrtime.bigint();
-    const before = this.inside.get(path) ?? 0;
-    if (before !== 0) this.counterViolations++;
-    this.inside.set(path, before + 1);
+    let now = this.inside.get(path);
+    if (!now) this.inside.set(path, (now = { readers: 0, others: 0 }));
+    const reader = mode === 'read';
+    if (now.others > 0 || (!reader && now.readers > 0)) this.counterViolations++;
+    if (reader) now.readers++;
+    else now.others++;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.inside.set(path, (this.inside.get(path) ?? 1) - 1);
-    this.intervals.push({ path, enterNs, exitNs: process.hrtime.bigint(), fencingToken });
+    if (reader) now.readers--;
+    else now.others--;
+    const interval: CriticalInterval = {
+      path,
+      enterNs,
+      exitNs: process.hrtime.bigint(),
+      fencingToken,
+    };
+    if (mode !== 'exclusive') interval.mode = mode;
+    this.intervals.push(interval);
   }
 }
 
@@ -53,11 +76,17 @@ export function checkIntervals(
   let tokenRegressions = 0;
   for (const list of byPath.values()) {
     list.sort((a, b) => (a.enterNs < b.enterNs ? -1 : a.enterNs > b.enterNs ? 1 : 0));
-    let lastExit = -1n;
-    for (let i = 0; i < list.length; i++) {
-      if (list[i].enterNs < lastExit) overlaps++;
-      if (list[i].exitNs > lastExit) lastExit = list[i].exitNs;
-      if (i > 0 && list[i].fencingToken <= list[i - 1].fencingToken) tokenRegressions++;
+    let lastExit = -1n; // of any section
+    let lastNonReaderExit = -1n;
+    let lastToken: bigint | undefined; // of the previous writer or exclusive holder
+    for (const section of list) {
+      const reader = section.mode === 'read';
+      if (section.enterNs < (reader ? lastNonReaderExit : lastExit)) overlaps++;
+      if (section.exitNs > lastExit) lastExit = section.exitNs;
+      if (reader) continue;
+      if (section.exitNs > lastNonReaderExit) lastNonReaderExit = section.exitNs;
+      if (lastToken !== undefined && section.fencingToken <= lastToken) tokenRegressions++;
+      lastToken = section.fencingToken;
     }
   }
   return { overlaps, tokenRegressions };

@@ -9,9 +9,8 @@
  */
 import type { LockHandle, ZkLockClient } from '../lib/core';
 import type { ScenarioSize } from './bench.options';
-import { processCpuMs } from './cpu.meter';
-import { ExclusionMonitor, checkIntervals, totalViolations } from './exclusion.monitor';
-import { inParallel, Workload } from './workload.runner';
+import { ExclusionMonitor, checkIntervals } from './exclusion.monitor';
+import { opLoopWorkload, Workload } from './workload.runner';
 
 export type FamilyScenario = 'rw-read-heavy' | 'rw-write-only' | 'semaphore-4' | 'multi-3';
 
@@ -54,29 +53,10 @@ export function familyCallers(
   const shared = new SharedMonitor();
   const perPath = new ExclusionMonitor();
   const op = familyOp(client, scenario, path, shared, perPath);
-  const loop = async (opsPerCaller: number, latenciesMs: number[]): Promise<void> => {
-    await inParallel(size.callers, async (caller) => {
-      for (let n = 0; n < opsPerCaller; n++) {
-        const started = process.hrtime.bigint();
-        await op(caller, n);
-        latenciesMs.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-    });
-  };
-  return {
-    callers: size.callers,
-    processes: 1,
-    warmup: () => loop(size.warmupOpsPerCaller, []),
-    async run() {
-      const latenciesMs: number[] = [];
-      const { cpuMs } = await processCpuMs(() => loop(size.opsPerCaller, latenciesMs));
-      const detail = {
-        counter: shared.violations + perPath.counterViolations,
-        ...checkIntervals(perPath.intervals),
-      };
-      return { latenciesMs, violations: totalViolations(detail), detail, clientCpuMs: cpuMs };
-    },
-  };
+  return opLoopWorkload(size, op, () => ({
+    counter: shared.violations + perPath.counterViolations,
+    ...checkIntervals(perPath.intervals),
+  }));
 }
 
 function familyOp(

@@ -3,10 +3,10 @@
  * critical section, release, as the issue defines the scenarios. (Bare acquire() never shares
  * ownership between callers, so concurrent callers of one path queue. withLock() would add an
  * AsyncLocalStorage scope per op: ~20 us on Node 20, see bench/README.md.)
- * Shared by the in-process scenarios and the worker processes of same-key-4p.
+ * Shared by the in-process scenarios and the worker processes of the 4-process scenarios.
  */
 import type { ZkLockClient } from '../lib/core';
-import { ExclusionMonitor } from './exclusion.monitor';
+import { ExclusionMonitor, SectionMode } from './exclusion.monitor';
 import { inParallel } from './workload.runner';
 
 export interface CallersPlan {
@@ -14,6 +14,14 @@ export interface CallersPlan {
   opsPerCaller: number;
   /** The lock path of caller i. */
   pathOf(caller: number): string;
+  /** Op n of caller i: the mutex (default), or a side of the read/write lock. */
+  modeOf?(caller: number, n: number): SectionMode;
+}
+
+/** The read/write mix of the rw scenarios: 1 op in 10 writes (spread over callers), or all. */
+export function rwMode(kind: 'rw-read-heavy' | 'rw-write-only') {
+  return (caller: number, n: number): SectionMode =>
+    kind === 'rw-write-only' || (caller + n) % 10 === 0 ? 'write' : 'read';
 }
 
 /** Runs the plan; returns one latency (ms) per op. Violations accumulate in `monitor`. */
@@ -27,9 +35,14 @@ export async function runLockCallers(
     const path = plan.pathOf(caller);
     for (let n = 0; n < plan.opsPerCaller; n++) {
       const started = process.hrtime.bigint();
-      const lock = await client.acquire(path);
+      const mode = plan.modeOf?.(caller, n) ?? 'exclusive';
+      const lock = await (mode === 'exclusive'
+        ? client.acquire(path)
+        : mode === 'read'
+          ? client.readLock(path).acquire()
+          : client.writeLock(path).acquire());
       try {
-        await monitor.critical(path, lock.fencingToken);
+        await monitor.critical(path, lock.fencingToken, mode);
       } finally {
         await lock.release();
       }

@@ -1,17 +1,19 @@
 /**
- * same-key-4p: 4 worker processes x 8 callers on one path. Each process has its own
+ * same-key-4p and rw-*-4p: 4 worker processes x 8 callers on one path. Each process has its own
  * ZkLockClient (session); exclusion is checked across processes from the merged intervals.
  */
 import { checkIntervals, CriticalInterval, totalViolations } from './exclusion.monitor';
 import { WorkerHandle } from './worker-process.handle';
 import type { ScenarioSize } from './bench.options';
 import type { Workload } from './workload.runner';
+import type { WorkerConfig } from './same-key.worker';
 
 export interface MultiProcessConfig {
   connectionString: string;
   namespace: string;
   path: string;
   processes: number;
+  kind?: WorkerConfig['kind'];
 }
 
 export interface MultiProcessWorkload extends Workload {
@@ -31,6 +33,7 @@ export async function multiProcessCallers(
       callers: size.callers,
       warmupOpsPerCaller: size.warmupOpsPerCaller,
       opsPerCaller: size.opsPerCaller,
+      kind: config.kind,
     }),
   );
   const close = () => Promise.all(workers.map((w) => w.close())).then(() => undefined);

@@ -17,9 +17,11 @@ interface NativeClient {
   remove(path: string, version: number, callback: Callback<void>): void;
   removeRecursive(path: string, version: number, callback: Callback<void>): void;
   mkdirp(path: string, callback: Callback<string>): void;
+  exists(path: string, watcher: (event: unknown) => void, callback: Callback<unknown>): void;
 }
 
 export const EPHEMERAL_SEQUENTIAL: number = zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL;
+export const PERSISTENT: number = zookeeper.CreateMode.PERSISTENT;
 
 function call<T>(run: (callback: Callback<T>) => void): Promise<T> {
   return new Promise((resolve, reject) =>
@@ -66,6 +68,20 @@ export class RawZkClient {
 
   mkdirp(path: string): Promise<string> {
     return call((cb) => this.client.mkdirp(path, cb));
+  }
+
+  /**
+   * Sets a watch on `path` (which must exist); resolves once the server has it, with a promise
+   * of the monotonic time (ns) at which this process was told of the node's deletion.
+   */
+  async watchDeletion(path: string): Promise<{ notified: Promise<bigint> }> {
+    let tell!: (ns: bigint) => void;
+    const notified = new Promise<bigint>((resolve) => (tell = resolve));
+    const stat = await call<unknown>((cb) =>
+      this.client.exists(path, () => tell(process.hrtime.bigint()), cb),
+    );
+    if (!stat) throw new Error(`watchDeletion: ${path} does not exist`);
+    return { notified };
   }
 
   close(): void {

@@ -2,6 +2,9 @@
  * Prints the ZooKeeper requests, replies and watch notifications of a few lock operations,
  * with times relative to each operation's start: where an operation's round trips go.
  *   ZK_CONNECT=127.0.0.1:2181 npx ts-node --transpile-only bench/request-trace.ts [callers=1] [ops=3]
+ *   ... bench/request-trace.ts handoff [ops=5]: a handoff between two sessions (A releases, B
+ *   waits), from A's release() call; lines are kept in memory and printed at the end, so the
+ *   printing does not slow what is measured.
  * Tooling only: it patches node-zookeeper-client's prototypes in this process.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,7 +21,12 @@ const OP_NAMES = Object.fromEntries(Object.entries(jute.OP_CODES).map(([k, v]) =
 let origin = process.hrtime.bigint();
 const ms = () => (Number(process.hrtime.bigint() - origin) / 1e6).toFixed(3).padStart(8);
 const short = (path: string | undefined) => (path ?? '').replace(/^\/bench-trace-[^/]+/, '');
-const log = (line: string) => console.log(`${ms()} ms  ${line}`);
+let buffer: string[] | undefined;
+const log = (line: string) => {
+  const text = `${ms()} ms  ${line}`;
+  if (buffer) buffer.push(text);
+  else console.log(text);
+};
 
 function install(): void {
   const queue = ConnectionManager.prototype.queue;
@@ -40,7 +48,44 @@ function install(): void {
   };
 }
 
+/** A holds /h, B waits for it; A releases: where the time goes until B holds. */
+async function traceHandoff(connectionString: string, namespace: string, ops: number) {
+  const a = await ZkLockClient.connect({ connectionString, namespace });
+  const b = await ZkLockClient.connect({ connectionString, namespace });
+  try {
+    await a.withLock('/warm', () => undefined);
+    install();
+    buffer = [];
+    for (let n = 0; n < ops; n++) {
+      const held = await a.acquire('/h');
+      const waiting = b.acquire('/h');
+      await new Promise((resolve) => setTimeout(resolve, 50)); // B's watch is set by then
+      origin = process.hrtime.bigint();
+      buffer.push(`--- op ${n + 1}: A releases /h, B waits`);
+      const released = held.release();
+      const granted = await waiting;
+      log('   B holds');
+      await released;
+      await granted.release();
+    }
+    console.log(buffer.filter((line) => !/<- DELETE|GET_DATA \/warm/.test(line)).join('\n'));
+  } finally {
+    buffer = []; // closing's requests are not part of it
+    await a.close();
+    await b.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'handoff') {
+    const { connectionString, server } = await zooKeeperFromEnv();
+    const namespace = `/bench-trace-${randomUUID().slice(0, 8)}`;
+    try {
+      return await traceHandoff(connectionString, namespace, Number(process.argv[3] ?? 5));
+    } finally {
+      await server?.stop();
+    }
+  }
   const callers = Number(process.argv[2] ?? 1);
   const ops = Number(process.argv[3] ?? 3);
   const { connectionString, server } = await zooKeeperFromEnv();

@@ -63,6 +63,14 @@ export class JsonLinesWriter {
   }
 }
 
+/** memory-10k's heap before and after, e.g. `5.1 MB -> 5.2 MB (1.02 x)`. */
+export function heapText(result: ScenarioResult): string {
+  if (!result.heap) return '-';
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  const { beforeBytes, afterBytes } = result.heap;
+  return `${mb(beforeBytes)} -> ${mb(afterBytes)} (${(afterBytes / beforeBytes).toFixed(3)} x)`;
+}
+
 /** The herd probe's sweep in one line: requests (packets sent) per op at each process count. */
 export function herdLine(sweep: readonly HerdProbePoint[]): string {
   const points = sweep.map(

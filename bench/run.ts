@@ -19,6 +19,10 @@ import { checkTargets } from './targets.report';
 import { runPeers } from './peers.runner';
 import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
+import { handoffWorkload } from './handoff.scenario';
+import { localMutexCallers } from './local-mutex.scenario';
+import { measureMemory } from './memory.scenario';
+import { heapText } from './results.report';
 import { ZkRequestCounter } from './zk-requests.counter';
 
 /** Each lock scenario runs right after its baseline, so both see the same machine load. */
@@ -27,12 +31,18 @@ const RUN_ORDER: ScenarioName[] = [
   'uncontended',
   'raw-parallel',
   'many-keys',
+  'local-mutex',
   'same-key-1p',
   'same-key-4p',
+  'raw-handoff',
+  'handoff',
   'rw-write-only',
   'rw-read-heavy',
+  'rw-write-only-4p',
+  'rw-read-heavy-4p',
   'semaphore-4',
   'multi-3',
+  'memory-10k',
 ];
 
 interface Context {
@@ -66,6 +76,44 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
     case 'many-keys':
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
+    case 'local-mutex':
+      return measure(name, localMutexCallers(size), ctx);
+    case 'raw-handoff':
+    case 'handoff': {
+      const setup = {
+        connectionString: ctx.connectionString,
+        namespace,
+        rawRoot: `${ctx.root}/raw-handoff`,
+        raw: ctx.raw,
+        locks: ctx.locks,
+      };
+      await ctx.raw.mkdirp(setup.rawRoot);
+      const workload = await handoffWorkload(name === 'handoff' ? 'lock' : 'raw', setup, size);
+      ctx.cleanup.unshift(() => workload.close());
+      try {
+        return await measure(name, workload, ctx);
+      } finally {
+        await workload.close();
+      }
+    }
+    case 'rw-read-heavy-4p':
+    case 'rw-write-only-4p': {
+      const kind = name === 'rw-read-heavy-4p' ? 'rw-read-heavy' : 'rw-write-only';
+      const config = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
+      return runProcesses(name, { ...config, processes: 4, kind }, size, ctx);
+    }
+    case 'memory-10k': {
+      process.stderr.write(`[bench] ${name}: 1 x 32 callers, ${size.opsPerCaller} paths once...`);
+      const paths = size.opsPerCaller;
+      const result = await measureMemory(
+        ctx.connectionString,
+        `${ctx.root}/memory`,
+        paths,
+        ctx.counter,
+      );
+      process.stderr.write(` heap ${heapText(result)}\n`);
+      return result;
+    }
     case 'rw-read-heavy':
     case 'rw-write-only':
     case 'semaphore-4':

@@ -1,12 +1,13 @@
 /**
- * A worker process of same-key-4p: one ZkLockClient with several callers on one path, driven
+ * A worker process of the 4-process scenarios (same-key-4p: the mutex; rw-*-4p: the read/write
+ * lock, 1 op in 10 a write or all writes): one ZkLockClient with several callers on one path, driven
  * by the parent over IPC (advanced serialization, so bigints cross as they are).
  *   parent -> { type: 'phase', phase: 'warmup' | 'run' }   worker -> { type: 'done', ... }
  *   parent -> { type: 'close' }                            worker exits when closed
  */
 import { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor } from './exclusion.monitor';
-import { runLockCallers } from './lock-callers.runner';
+import { runLockCallers, rwMode } from './lock-callers.runner';
 import { processCpuMs } from './cpu.meter';
 
 export interface WorkerConfig {
@@ -16,6 +17,8 @@ export interface WorkerConfig {
   callers: number;
   warmupOpsPerCaller: number;
   opsPerCaller: number;
+  /** What each op takes (default the mutex). */
+  kind?: 'mutex' | 'rw-read-heavy' | 'rw-write-only';
 }
 
 export type ToWorker = { type: 'phase'; phase: 'warmup' | 'run' } | { type: 'close' };
@@ -56,7 +59,9 @@ async function main(): Promise<void> {
     }
     const { phase } = message;
     const opsPerCaller = phase === 'warmup' ? config.warmupOpsPerCaller : config.opsPerCaller;
-    const plan = { callers: config.callers, opsPerCaller, pathOf };
+    const kind = config.kind ?? 'mutex';
+    const modeOf = kind === 'mutex' ? undefined : rwMode(kind);
+    const plan = { callers: config.callers, opsPerCaller, pathOf, modeOf };
     processCpuMs(() => runLockCallers(client, plan, monitor)).then(
       ({ value: latenciesMs, cpuMs }) => {
         const snapshot = {

@@ -24,44 +24,66 @@ function rawCycleRate(results: Results): number | undefined {
   return p50 ? 1000 / p50 : undefined;
 }
 
+/** The issue's limits (#11 §2), one place. */
+export const LIMITS = {
+  uncontendedP50: 1.05,
+  requestsPerOp: 3,
+  sameKey1p: 20,
+  sameKey4p: 3,
+  herdGrowth: 0.5,
+  manyKeys: 1.0,
+  readHeavy: 3,
+  handoff: 1.2,
+  heap: 1.05,
+} as const;
+
 export function checkTargets(results: Results): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const raw = results['raw-cycle'];
   const parallel = results['raw-parallel'];
   const rate = rawCycleRate(results);
-  const { uncontended, 'many-keys': manyKeys } = results;
+  const { uncontended, 'many-keys': manyKeys, handoff } = results;
   const sameKey1 = results['same-key-1p'];
   const sameKey4 = results['same-key-4p'];
   if (uncontended && raw) {
     const ratio = uncontended.p50Ms / raw.p50Ms;
-    checks.push(check('uncontended', 'p50 / raw-cycle p50', ratio, 1.15, true));
+    checks.push(check('uncontended', 'p50 / raw-cycle p50', ratio, LIMITS.uncontendedP50, true));
   }
   if (uncontended) {
     // One decimal: the sessions' pings (one per session every few seconds) land in the count.
     const perOp = round(uncontended.zkRequestsPerOp, 1);
-    checks.push(check('uncontended', 'ZooKeeper requests per op', perOp, 3, true));
+    checks.push(
+      check('uncontended', 'ZooKeeper requests per op', perOp, LIMITS.requestsPerOp, true),
+    );
   }
   if (manyKeys && parallel) {
     const ratio = manyKeys.opsPerSec / parallel.opsPerSec;
-    checks.push(check('many-keys', 'ops/s / raw-parallel ops/s', ratio, 0.8, false));
+    checks.push(check('many-keys', 'ops/s / raw-parallel ops/s', ratio, LIMITS.manyKeys, false));
   }
+  const rateText = 'ops/s / (1 / raw-cycle p50)';
   if (sameKey1 && rate) {
-    checks.push(
-      check('same-key-1p', 'ops/s / (1 / raw-cycle p50)', sameKey1.opsPerSec / rate, 3, false),
-    );
+    checks.push(check('same-key-1p', rateText, sameKey1.opsPerSec / rate, LIMITS.sameKey1p, false));
   }
   if (sameKey4 && rate) {
-    checks.push(
-      check('same-key-4p', 'ops/s / (1 / raw-cycle p50)', sameKey4.opsPerSec / rate, 1, false),
-    );
+    checks.push(check('same-key-4p', rateText, sameKey4.opsPerSec / rate, LIMITS.sameKey4p, false));
   }
-  const readHeavy = results['rw-read-heavy'];
-  const writeOnly = results['rw-write-only'];
+  const readHeavy = results['rw-read-heavy-4p'];
+  const writeOnly = results['rw-write-only-4p'];
   if (readHeavy && writeOnly) {
     const ratio = readHeavy.opsPerSec / writeOnly.opsPerSec;
-    checks.push(
-      check('rw-read-heavy', 'ops/s / rw-write-only ops/s (90 % reads)', ratio, 3, false),
-    );
+    const text = 'ops/s / rw-write-only-4p ops/s (90 % reads)';
+    checks.push(check('rw-read-heavy-4p', text, ratio, LIMITS.readHeavy, false));
+  }
+  const rawHandoff = results['raw-handoff'];
+  if (handoff && rawHandoff) {
+    const ratio = handoff.p50Ms / rawHandoff.p50Ms;
+    const text = 'p50 / raw-handoff p50 (delete + notification)';
+    checks.push(check('handoff', text, ratio, LIMITS.handoff, true));
+  }
+  const heap = results['memory-10k']?.heap;
+  if (heap) {
+    const ratio = heap.afterBytes / heap.beforeBytes;
+    checks.push(check('memory-10k', 'heap after / before', ratio, LIMITS.heap, true));
   }
   // No herd: requests per op must not grow with the number of waiting processes. With a herd
   // every waiting node re-lists on each change, so 4 processes would cost more than 2. The probe
@@ -71,7 +93,7 @@ export function checkTargets(results: Results): TargetCheck[] {
     const [from, to] = probe.slice(-2);
     const growth = to.zkRequestsPerOp - from.zkRequestsPerOp;
     const text = `requests/op growth, ${from.processes} -> ${to.processes} processes x 1 caller (no herd)`;
-    checks.push(check('same-key-4p', text, growth, 0.5, true));
+    checks.push(check('same-key-4p', text, growth, LIMITS.herdGrowth, true));
   }
   for (const result of Object.values(results)) {
     if (result && !result.scenario.startsWith('raw-')) {

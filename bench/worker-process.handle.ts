@@ -1,20 +1,23 @@
-/** The parent's side of a same-key worker process: spawn, wait for messages, close. */
+/** The parent's side of a bench worker process: spawn, wait for messages, close. */
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { FromWorker, ToWorker, WorkerConfig } from './same-key.worker';
 
 const WORKER_FILE = join(__dirname, 'same-key.worker.ts');
 
-export class WorkerHandle {
-  private readonly inbox: FromWorker[] = [];
-  private waiting?: { resolve: (m: FromWorker) => void; reject: (e: Error) => void };
+type Message = { type: string; message?: string };
+
+/** `In`: what the worker sends (an `{ type: 'error', message }` fails it); `Out`: what it gets. */
+export class WorkerHandle<In extends Message = FromWorker, Out extends Message = ToWorker> {
+  private readonly inbox: In[] = [];
+  private waiting?: { resolve: (m: In) => void; reject: (e: Error) => void };
   private failure?: Error;
   private readonly exited: Promise<void>;
 
   private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: FromWorker) => {
+    child.on('message', (message: In) => {
       if (message.type === 'error')
-        return this.fail(new Error(`bench worker failed: ${message.message}`));
+        return this.fail(new Error(`bench worker failed: ${String(message.message)}`));
       this.inbox.push(message);
       this.flush();
     });
@@ -26,29 +29,39 @@ export class WorkerHandle {
   }
 
   static spawn(config: WorkerConfig): WorkerHandle {
-    const child = fork(WORKER_FILE, [], {
+    return WorkerHandle.fork<FromWorker, ToWorker>(WORKER_FILE, config);
+  }
+
+  /** Forks `file` (TypeScript, through ts-node) with `config` in BENCH_WORKER_CONFIG. */
+  static fork<I extends Message, O extends Message>(
+    file: string,
+    config: object,
+    env: Record<string, string> = {},
+  ): WorkerHandle<I, O> {
+    const child = fork(file, [], {
       execArgv: ['-r', 'ts-node/register/transpile-only'],
-      env: { ...process.env, BENCH_WORKER_CONFIG: JSON.stringify(config) },
+      env: { ...process.env, ...env, BENCH_WORKER_CONFIG: JSON.stringify(config) },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    return new WorkerHandle(child);
+    return new WorkerHandle<I, O>(child);
   }
 
   /** The next message from the worker (in order), or the worker's failure. */
-  next<T extends FromWorker['type']>(type: T): Promise<Extract<FromWorker, { type: T }>> {
-    return new Promise<FromWorker>((resolve, reject) => {
+  next<T extends In['type']>(type: T): Promise<Extract<In, { type: T }>> {
+    return new Promise<In>((resolve, reject) => {
       this.waiting = { resolve, reject };
       this.flush();
     }).then((message) => {
       if (message.type !== type)
         throw new Error(`bench worker sent "${message.type}", expected "${type}"`);
-      return message as Extract<FromWorker, { type: T }>;
+      return message as Extract<In, { type: T }>;
     });
   }
 
-  send(message: ToWorker): void {
-    if (this.child.connected) this.child.send(message);
+  send(message: Out | { type: 'close' }): void {
+    // A worker that is exiting may close the channel first (EPIPE): its exit code tells.
+    if (this.child.connected) this.child.send(message, () => undefined);
   }
 
   /** Asks the worker to close its client, then waits for it to exit (kills it after 15 s). */

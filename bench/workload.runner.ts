@@ -5,8 +5,9 @@
 import { percentile, round } from './latency.stats';
 import type { ScenarioName, ScenarioResult } from './bench.types';
 import type { ZkRequestCounter } from './zk-requests.counter';
-import type { ViolationCounts } from './exclusion.monitor';
-import type { ServerCpuMeter } from './cpu.meter';
+import { totalViolations, type ViolationCounts } from './exclusion.monitor';
+import { processCpuMs, type ServerCpuMeter } from './cpu.meter';
+import type { ScenarioSize } from './bench.options';
 
 export interface RunOutcome {
   /** One entry per completed operation, in milliseconds. */
@@ -68,4 +69,35 @@ export async function inParallel(
   loop: (i: number) => Promise<void>,
 ): Promise<void> {
   await Promise.all(Array.from({ length: callers }, (_, i) => loop(i)));
+}
+
+/**
+ * An in-process workload: `size.callers` callers each running `op(caller, n)` in a loop, timed
+ * per op; `violations()` is read once the run ended.
+ */
+export function opLoopWorkload(
+  size: ScenarioSize,
+  op: (caller: number, n: number) => Promise<void>,
+  violations: () => ViolationCounts,
+): Workload {
+  const loop = async (opsPerCaller: number, latenciesMs: number[]): Promise<void> => {
+    await inParallel(size.callers, async (caller) => {
+      for (let n = 0; n < opsPerCaller; n++) {
+        const started = process.hrtime.bigint();
+        await op(caller, n);
+        latenciesMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    });
+  };
+  return {
+    callers: size.callers,
+    processes: 1,
+    warmup: () => loop(size.warmupOpsPerCaller, []),
+    async run() {
+      const latenciesMs: number[] = [];
+      const { cpuMs } = await processCpuMs(() => loop(size.opsPerCaller, latenciesMs));
+      const detail = violations();
+      return { latenciesMs, violations: totalViolations(detail), detail, clientCpuMs: cpuMs };
+    },
+  };
 }
