@@ -5,6 +5,8 @@
  *   notification's arrival in B (one request plus one notification).
  * - handoff: A holds the lock and B waits in acquire() (its watch on A's node is set: the
  *   server's watch count says so); from A's release() call to B's grant.
+ * Both wait for B's watch the same way (polling `mntr`), so whatever those polls cost the
+ * server right before the release lands on both sides of the ratio.
  * A grant in B before A's release started counts as a violation.
  */
 import type { ZkLockClient } from '../lib/core';
@@ -56,8 +58,11 @@ export async function handoffWorkload(
   const once = async (n: number): Promise<number> => {
     if (mode === 'raw') {
       const path = await setup.raw.create(`${setup.rawRoot}/h-${n}`, Buffer.alloc(0), PERSISTENT);
+      const watches = await watchCount(setup.connectionString);
       b.send({ type: 'arm', path });
       await b.next('armed');
+      // The same wait as the lock's below (B's watch is set already): both pay its mntr polls.
+      await until(async () => (await watchCount(setup.connectionString)) > watches);
       const t0 = process.hrtime.bigint();
       await setup.raw.remove(path);
       const { ns } = await b.next('got');
