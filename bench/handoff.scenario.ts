@@ -5,8 +5,8 @@
  *   notification's arrival in B (one request plus one notification).
  * - handoff: A holds the lock and B waits in acquire() (its watch on A's node is set: the
  *   server's watch count says so); from A's release() call to B's grant.
- * Both wait for B's watch the same way (polling `mntr`), so whatever those polls cost the
- * server right before the release lands on both sides of the ratio.
+ * Both wait for B's watch the same way (polling `mntr`), then 5 ms more, so that the server has
+ * finished with the last poll when the timed part starts.
  * A grant in B before A's release started counts as a violation.
  */
 import type { ZkLockClient } from '../lib/core';
@@ -61,8 +61,9 @@ export async function handoffWorkload(
       const watches = await watchCount(setup.connectionString);
       b.send({ type: 'arm', path });
       await b.next('armed');
-      // The same wait as the lock's below (B's watch is set already): both pay its mntr polls.
+      // The same wait as the lock's below (B's watch is set already).
       await until(async () => (await watchCount(setup.connectionString)) > watches);
+      await settle();
       const t0 = process.hrtime.bigint();
       await setup.raw.remove(path);
       const { ns } = await b.next('got');
@@ -73,6 +74,7 @@ export async function handoffWorkload(
     b.send({ type: 'arm', path: '/handoff' });
     await b.next('armed');
     await until(async () => (await watchCount(setup.connectionString)) > watches);
+    await settle();
     const t0 = process.hrtime.bigint();
     await lock.release();
     const { ns } = await b.next('got');
@@ -102,6 +104,11 @@ async function watchCount(connectionString: string): Promise<number> {
     serversOf(connectionString).map(async ({ port }) => (await mntr(port)).zk_watch_count ?? 0),
   );
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/** A bench-only pause (no pass/fail depends on it): the last `mntr` poll is done with. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Polls `condition` until it holds (10 s at most: B never queued otherwise). */
