@@ -204,7 +204,7 @@ export class ZooKeeperMember {
 
   /** Client connections open on this member (`cons`, not counting the one asking). */
   async clientConnections(): Promise<number> {
-    const cons = await fourLetterWord(this.clientPort, 'cons', 1000).catch(() => '');
+    const cons = await fourLetterWord(this.clientPort, 'cons', 5000).catch(() => '');
     return Math.max(0, cons.split('\n').filter((line) => line.includes('(queued=')).length - 1);
   }
 
