@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ZkLockError } from '../core/errors';
 import type { ZkLockClient } from '../core/lock-client';
@@ -6,6 +6,7 @@ import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import { hasLockedMethods, lockedMethodsOf } from './distributed-lock.metadata';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';
+import { LockService } from './lock.service';
 
 /**
  * Checks, once the application's providers exist, that every instance with `@DistributedLock`
@@ -13,11 +14,13 @@ import { injectedLockService, lockServiceHint } from './lock-service.injection';
  * non-global ZkLockModule fails the bootstrap here, naming its methods, after this module has
  * closed its session (Nest runs no shutdown hook after a failed init). An application without
  * any ZkLockModule has no explorer: distributed-lock.bootstrap-check.ts fails it instead.
+ * The same walk warns, once, when ZkLockModule.forRoot() is imported more than once.
  */
 @Injectable()
 export class DistributedLockExplorer implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
+    private readonly locks: LockService,
     @InjectZkLockClient() private readonly client: ZkLockClient,
     @Optional() private readonly inMemory?: InMemoryZooKeeper,
   ) {}
@@ -26,6 +29,7 @@ export class DistributedLockExplorer implements OnModuleInit {
     const instances = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
       .filter((wrapper) => wrapper.isDependencyTreeStatic())
       .map((wrapper) => wrapper.instance as unknown);
+    this.warnIfImportedTwice(instances);
     const blind = instances.filter(hasLockedMethods).filter((i) => !injectedLockService(i));
     if (blind.length === 0) return;
     const owner = blind[0].constructor.name;
@@ -35,6 +39,18 @@ export class DistributedLockExplorer implements OnModuleInit {
     throw new ZkLockError(
       `@DistributedLock on ${methods.join(', ')}: no LockService is visible to ${owner} ` +
         `(ZkLockModule is imported, but not global, in another module). ${lockServiceHint(owner)}`,
+    );
+  }
+
+  /** Each forRoot() opens its own session: its locks exclude the other's, even in one request. */
+  private warnIfImportedTwice(instances: unknown[]): void {
+    const services = [...new Set(instances.filter((i) => i instanceof LockService))];
+    if (services.length < 2 || services[0] !== this.locks) return;
+    new Logger(LockService.name).warn(
+      `ZkLockModule.forRoot() is imported ${services.length} times in this application: each ` +
+        'opens its own ZooKeeper session, and a class locks through the one its module imports, ' +
+        'so a handler and a service of different modules do not share (re-enter) a lock. ' +
+        'Import it once, with isGlobal: true or from one shared module.',
     );
   }
 }

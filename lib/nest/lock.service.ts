@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { DiscoveryService } from '@nestjs/core';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ZkLockClient } from '../core/lock-client';
 import type {
   AcquireOptions,
@@ -32,7 +31,6 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
     @InjectZkLockClient() readonly client: ZkLockClient,
     // Only what it needs is kept: the options also hold the credentials (`auth`, `tls`).
     @Inject(ZK_LOCK_MODULE_OPTIONS) options: ZkLockModuleOptions,
-    private readonly discovery: DiscoveryService,
   ) {
     this.eventLogger = new ZkLockEventLogger(client);
     this.defaultWaitTimeoutMs = options.waitTimeoutMs;
@@ -117,21 +115,7 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
-    this.warnIfImportedTwice(wrappers.map((wrapper) => wrapper.instance as unknown));
     this.eventLogger.start();
-  }
-
-  /** Each forRoot() opens its own session: its locks exclude the other's, even in one request. */
-  private warnIfImportedTwice(instances: unknown[]): void {
-    const services = [...new Set(instances.filter((i) => i instanceof LockService))];
-    if (services.length < 2 || services[0] !== this) return;
-    new Logger(LockService.name).warn(
-      `ZkLockModule.forRoot() is imported ${services.length} times in this application: each ` +
-        'opens its own ZooKeeper session, and a class locks through the one its module imports, ' +
-        'so a handler and a service of different modules do not share (re-enter) a lock. ' +
-        'Import it once, with isGlobal: true or from one shared module.',
-    );
   }
 
   /** Releases every held lock and closes the session, so other instances get them at once. */

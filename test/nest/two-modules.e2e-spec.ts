@@ -4,7 +4,15 @@
  * forRoot() imported in each module gives two sessions; each class then locks through the
  * LockService its own module injects, so `locks.current()` always shows the lock it holds.
  */
-import { Controller, INestApplication, Injectable, Module, Param, Post } from '@nestjs/common';
+import {
+  Controller,
+  INestApplication,
+  Injectable,
+  Logger,
+  Module,
+  Param,
+  Post,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DistributedLock, LockService, ZkLockModule } from '../../lib';
@@ -89,8 +97,22 @@ describe('forRoot() imported in each of two modules', () => {
   class ShopModule {}
 
   let app: INestApplication;
-  beforeAll(async () => (app = await boot(ShopModule)));
-  afterAll(() => app.close());
+  let warn: jest.SpyInstance;
+  beforeAll(async () => {
+    warn = jest.spyOn(Logger.prototype, 'warn');
+    app = await boot(ShopModule);
+  });
+  afterAll(async () => {
+    warn.mockRestore();
+    await app.close();
+  });
+
+  it('warns once, at bootstrap, that each forRoot() opens its own session', () => {
+    const said = warn.mock.calls.filter(([message]) =>
+      String(message).includes('ZkLockModule.forRoot() is imported 2 times in this application'),
+    );
+    expect(said).toHaveLength(1);
+  });
 
   it("locks each class through its own module's LockService", async () => {
     const stock = app.get(StockService).locks;
