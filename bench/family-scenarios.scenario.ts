@@ -11,6 +11,7 @@ import type { LockHandle, ZkLockClient } from '../lib/core';
 import type { ScenarioSize } from './bench.options';
 import { ExclusionMonitor, checkIntervals } from './exclusion.monitor';
 import { opLoopWorkload, Workload } from './workload.runner';
+import { rwMode } from './lock-callers.runner';
 
 export type FamilyScenario = 'rw-read-heavy' | 'rw-write-only' | 'semaphore-4' | 'multi-3';
 
@@ -75,13 +76,14 @@ function familyOp(
   };
   switch (scenario) {
     case 'rw-read-heavy':
-    case 'rw-write-only':
+    case 'rw-write-only': {
+      const modeOf = rwMode(scenario);
       return async (caller, n) => {
-        // 1 op in 10 writes (spread over callers), or all of them.
-        const write = scenario === 'rw-write-only' || (caller + n) % 10 === 0;
+        const write = modeOf(caller, n) === 'write';
         const lock = await (write ? client.writeLock(path) : client.readLock(path)).acquire();
         await held(lock, () => shared.critical(write ? 'write' : 'read', lock.fencingToken));
       };
+    }
     case 'semaphore-4': {
       const semaphore = client.semaphore(path, { maxLeases: LEASES });
       return async () => {

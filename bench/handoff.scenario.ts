@@ -55,28 +55,24 @@ export async function handoffWorkload(
   }
   const locks = mode === 'lock' ? await setup.locks() : undefined;
   let violations = 0;
-  const once = async (n: number): Promise<number> => {
+  /** A holds what B will wait on: a node (raw) or the lock; `letGo` deletes or releases it. */
+  const hold = async (n: number): Promise<{ path: string; letGo: () => Promise<void> }> => {
     if (mode === 'raw') {
       const path = await setup.raw.create(`${setup.rawRoot}/h-${n}`, Buffer.alloc(0), PERSISTENT);
-      const watches = await watchCount(setup.connectionString);
-      b.send({ type: 'arm', path });
-      await b.next('armed');
-      // The same wait as the lock's below (B's watch is set already).
-      await until(async () => (await watchCount(setup.connectionString)) > watches);
-      await settle();
-      const t0 = process.hrtime.bigint();
-      await setup.raw.remove(path);
-      const { ns } = await b.next('got');
-      return Number(ns - t0) / 1e6;
+      return { path, letGo: () => setup.raw.remove(path) };
     }
     const lock = await locks!.acquire('/handoff');
+    return { path: '/handoff', letGo: () => lock.release() };
+  };
+  const once = async (n: number): Promise<number> => {
+    const { path, letGo } = await hold(n);
     const watches = await watchCount(setup.connectionString);
-    b.send({ type: 'arm', path: '/handoff' });
+    b.send({ type: 'arm', path });
     await b.next('armed');
     await until(async () => (await watchCount(setup.connectionString)) > watches);
     await settle();
     const t0 = process.hrtime.bigint();
-    await lock.release();
+    await letGo();
     const { ns } = await b.next('got');
     if (ns < t0) violations++;
     return Number(ns - t0) / 1e6;
@@ -87,8 +83,7 @@ export async function handoffWorkload(
     processes: 2,
     close,
     async warmup() {
-      const sink: number[] = [];
-      for (let n = 0; n < size.warmupOpsPerCaller; n++) sink.push(await once(counter++));
+      for (let n = 0; n < size.warmupOpsPerCaller; n++) await once(counter++);
     },
     async run() {
       const latenciesMs: number[] = [];
