@@ -10,6 +10,7 @@ export type {
   ConnectionState,
   LockInspection,
   LockNodeInfo,
+  SemaphoreInspection,
   LockEvents,
   MultiLockHandle,
   LockSide,

@@ -1,25 +1,56 @@
-import type { LockInspection, LockNodeInfo } from './types';
+import type { LockInspection, LockNodeInfo, SemaphoreInspection } from './types';
+import { holdingCount } from './recipes/lock-driver';
 import { sequenceOf, sortContenders } from './recipes/lock-naming';
 import { ZkSession } from './zookeeper/zk-session';
 import { isNoNode } from './zookeeper/zk-errors';
 
-/** Reads who holds a lock and who waits, with the host/pid/app each node's data records. */
+/**
+ * Reads who holds a lock and who waits, with the host/pid/app each node's data records: every
+ * node style in sequence order, and every holder (the readers that hold together, or the one
+ * writer or mutex holder), by the drivers' rules (docs/design.md, "The lock family").
+ */
 export async function inspectLock(
   session: ZkSession,
   path: string,
   fullPath: string,
 ): Promise<LockInspection> {
+  const nodes = await readNodes(session, fullPath);
+  const held = holdingCount(nodes.map((n) => n.name));
+  return {
+    path,
+    holder: nodes[0] ?? null,
+    holders: nodes.slice(0, held),
+    queue: nodes.slice(held),
+  };
+}
+
+/**
+ * A semaphore's leases in sequence order: the first `maxLeases` are counted as held, the rest
+ * wait (only the acquirer holding `<path>/locks` waits, and its nodes are the newest).
+ */
+export async function inspectSemaphore(
+  session: ZkSession,
+  path: string,
+  leasesPath: string,
+  maxLeases: number,
+): Promise<SemaphoreInspection> {
+  const nodes = await readNodes(session, leasesPath);
+  return { path, maxLeases, holders: nodes.slice(0, maxLeases), waiting: nodes.slice(maxLeases) };
+}
+
+/** The children of `dir` in lock order with their owners and data; [] when `dir` is gone. */
+async function readNodes(session: ZkSession, dir: string): Promise<LockNodeInfo[]> {
   let children: string[];
   try {
-    children = (await session.getChildren(fullPath)).children;
+    children = (await session.getChildren(dir)).children;
   } catch (err) {
-    if (isNoNode(err)) return { path, holder: null, queue: [] };
+    if (isNoNode(err)) return [];
     throw err;
   }
   const nodes = await Promise.all(
     sortContenders(children).map(async (name): Promise<LockNodeInfo | null> => {
       try {
-        const { data, stat } = await session.getData(`${fullPath}/${name}`);
+        const { data, stat } = await session.getData(`${dir}/${name}`);
         return {
           name,
           sequence: sequenceOf(name),
@@ -32,8 +63,7 @@ export async function inspectLock(
       }
     }),
   );
-  const live = nodes.filter((n): n is LockNodeInfo => n !== null);
-  return { path, holder: live[0] ?? null, queue: live.slice(1) };
+  return nodes.filter((n): n is LockNodeInfo => n !== null);
 }
 
 function parseData(data: Buffer | null): Record<string, unknown> {

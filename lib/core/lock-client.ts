@@ -68,6 +68,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       tryAcquire: (path) => this.tryAcquire(path),
       onDirsCreated: (dirs) => this.reaper.created(dirs),
       onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
+      look: (path, read) => this.look(path, read),
     });
     this.reaper = new ParentReaper(
       connection,
@@ -242,13 +243,13 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     );
   }
 
-  /** Holder and queue of a lock path, with what each node's data records. */
-  async inspect(path: string): Promise<LockInspection> {
+  /**
+   * Holders and queue of a lock path in the order they came, with what each node's data records:
+   * the readers that hold together, or the one writer or mutex holder.
+   */
+  inspect(path: string): Promise<LockInspection> {
     const full = applyNamespace(this.options.namespace, path);
-    if (this.closing) throw new ClientClosedError(path, 'inspect');
-    return inspectLock(await this.connection.ready(), path, full).catch((err: unknown) => {
-      throw documentedError(err, path, this.connection);
-    });
+    return this.look(path, (session) => inspectLock(session, path, full));
   }
 
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
@@ -281,6 +282,14 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
+  private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
+    if (this.closing) throw new ClientClosedError(path, 'inspect');
+    return read(await this.connection.ready()).catch((err: unknown) => {
+      throw documentedError(err, path, this.connection);
+    });
+  }
 
   /** `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError. */
   private waitOn(queue: PathQueue, path: string, options: AcquireOptions): Promise<HeldLock> {

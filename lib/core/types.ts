@@ -148,6 +148,11 @@ export interface Semaphore {
     fn: (lease: SemaphoreLease) => Promise<T> | T,
     options?: LeaseAcquireOptions,
   ): Promise<T>;
+  /**
+   * Who holds a lease and who waits, in the order they came, with what each node's data records
+   * (Curator's `getParticipantNodes()`, kazoo's `lease_holders()`).
+   */
+  inspect(): Promise<SemaphoreInspection>;
 }
 
 /** One side of a read/write lock (`locks.readLock(path)`, `locks.writeLock(path)`). */
@@ -171,10 +176,31 @@ export interface LockNodeInfo {
   data: Record<string, unknown>;
 }
 
+/**
+ * A lock path's nodes in sequence order (whatever the node style: mutex, read/write, kazoo's),
+ * split into those that hold now and those that wait.
+ */
 export interface LockInspection {
   path: string;
+  /** The first holder (the oldest node), or null when nobody holds. */
   holder: LockNodeInfo | null;
+  /** Every node that holds now: the readers that hold together, or the one writer or mutex holder. */
+  holders: LockNodeInfo[];
+  /** The nodes that wait, in the order they queued. */
   queue: LockNodeInfo[];
+}
+
+/**
+ * A semaphore's lease nodes in sequence order. A caller that takes several leases at once holds
+ * none until it has all, but its first nodes count against the limit, so they show as holders.
+ */
+export interface SemaphoreInspection {
+  path: string;
+  maxLeases: number;
+  /** The first `maxLeases` lease nodes: held (counted against the limit). */
+  holders: LockNodeInfo[];
+  /** The lease nodes beyond the limit: their acquirer waits for room. */
+  waiting: LockNodeInfo[];
 }
 
 /**

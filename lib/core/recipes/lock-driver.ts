@@ -1,4 +1,12 @@
-import { LOCK_NAME, positionOf, protectedPrefix, sequenceOf } from './lock-naming';
+import {
+  LOCK_NAME,
+  READ_NAME,
+  WRITE_NAME,
+  positionOf,
+  protectedPrefix,
+  sequenceOf,
+  sortContenders,
+} from './lock-naming';
 
 /** Where a node stands: `predecessor` is the node it must watch (null: it may hold now). */
 export interface Position {
@@ -34,47 +42,29 @@ export const mutexDriver: LockDriver = {
   position: positionOf,
 };
 
-/** Curator InterProcessReadWriteLock's node names. */
-export const READ_NAME = '__READ__';
-export const WRITE_NAME = '__WRIT__';
-
-/** The sequence part of a read/write node name (after the last marker), for ordering. */
-function rwSortKey(name: string): string {
-  const i = Math.max(name.lastIndexOf(READ_NAME), name.lastIndexOf(WRITE_NAME));
-  return i >= 0 ? name.slice(i + READ_NAME.length) : name;
-}
-
-/** The read/write nodes in sequence order (without `ignore`, except `own`), and `own`'s index. */
-function locate(
-  children: readonly string[],
-  own: string,
-  ignore: ReadonlySet<string>,
-): [string[], number] {
-  const sorted = children
-    .filter((c) => c === own || !ignore.has(c))
-    .map((name) => ({ name, key: rwSortKey(name) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((c) => c.name);
-  return [sorted, sorted.indexOf(own)];
-}
-
 const isWriter = (name: string): boolean => name.includes(WRITE_NAME);
+/** Curator's read nodes, and kazoo's (`__rlock__`), which also wait only for writers. */
+const isReader = (name: string): boolean => name.includes(READ_NAME) || name.includes('__rlock__');
 
-function rwSequenceOf(name: string): number {
-  const digits = rwSortKey(name);
-  return /^\d+$/.test(digits) ? Number(digits) : -1;
+/**
+ * How many of `sorted` (children in lock order) hold now, by the drivers' rules: the readers
+ * ahead of every other node, all holding together, or else the first node alone.
+ */
+export function holdingCount(sorted: readonly string[]): number {
+  const firstOther = sorted.findIndex((name) => !isReader(name));
+  if (firstOther < 0) return sorted.length;
+  return firstOther === 0 ? 1 : firstOther;
 }
 
-/** A writer holds when it is first of all children (readers and writers); it watches its predecessor. */
+/**
+ * A writer holds when it is first of all children (readers and writers); it watches its
+ * predecessor: the mutex's rule, under another name.
+ */
 export const writeDriver: LockDriver = {
   kind: 'write',
   nodeNamePrefix: (uuid) => protectedPrefix(uuid) + WRITE_NAME,
-  sequenceOf: rwSequenceOf,
-  position(children, own, ignore) {
-    const [sorted, i] = locate(children, own, ignore);
-    if (i < 0) return null;
-    return { predecessor: i === 0 ? null : sorted[i - 1], ahead: i };
-  },
+  sequenceOf,
+  position: positionOf,
 };
 
 /**
@@ -84,9 +74,10 @@ export const writeDriver: LockDriver = {
 export const readDriver: LockDriver = {
   kind: 'read',
   nodeNamePrefix: (uuid) => protectedPrefix(uuid) + READ_NAME,
-  sequenceOf: rwSequenceOf,
+  sequenceOf,
   position(children, own, ignore) {
-    const [sorted, i] = locate(children, own, ignore);
+    const sorted = sortContenders(children.filter((c) => c === own || !ignore.has(c)));
+    const i = sorted.indexOf(own);
     if (i < 0) return null;
     const writersAhead = sorted.slice(0, i).filter(isWriter);
     return {

@@ -8,6 +8,7 @@ import {
   sortContenders,
   sortKey,
 } from './lock-naming';
+import { holdingCount } from './lock-driver';
 
 describe('lock naming (Curator-compatible)', () => {
   it('orders by the digits after the last "lock-", whatever the uuid', () => {
@@ -45,6 +46,33 @@ describe('lock naming (Curator-compatible)', () => {
       predecessor: '1f2e3d4c5b6a79880716253443526170__lock__0000000004',
       ahead: 3,
     });
+  });
+
+  it('orders read/write and lease nodes by their sequence too, not by their uuid (issue #19 §5)', () => {
+    const rw = [
+      '_c_ffff-__READ__0000000001',
+      '_c_0000-__WRIT__0000000002',
+      '_c_8888-__READ__0000000000',
+    ];
+    expect(sortContenders(rw)).toEqual([
+      '_c_8888-__READ__0000000000',
+      '_c_ffff-__READ__0000000001',
+      '_c_0000-__WRIT__0000000002',
+    ]);
+    expect(rw.map(sequenceOf)).toEqual([1, 2, 0]);
+    const leases = ['_c_ffff-lease-0000000004', '_c_0000-lease-0000000012'];
+    expect(sortContenders(leases)).toEqual(leases);
+    expect(sequenceOf('_c_0000-lease-0000000012')).toBe(12);
+    expect(sortKey('__READ__x-lock-0000000003')).toBe('0000000003'); // the LAST marker counts
+  });
+
+  it('counts the holders: the readers ahead of every other node, else the first node alone', () => {
+    expect(holdingCount([])).toBe(0);
+    expect(holdingCount(['a-__READ__1', 'b-__READ__2', 'c-__WRIT__3', 'd-__READ__4'])).toBe(2);
+    expect(holdingCount(['a-__READ__1', 'b-__READ__2'])).toBe(2);
+    expect(holdingCount(['c-__WRIT__3', 'd-__READ__4'])).toBe(1);
+    expect(holdingCount(['a-lock-1', 'b-lock-2'])).toBe(1);
+    expect(holdingCount(['x__rlock__0000000001', 'y__lock__0000000002'])).toBe(1);
   });
 
   it('finds our node by its protected uuid prefix only', () => {

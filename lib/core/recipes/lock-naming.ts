@@ -1,10 +1,15 @@
 /**
  * Naming and ordering rules, compatible with Curator's InterProcessMutex
  * (StandardLockInternalsDriver): protected names `_c_<uuid>-lock-<seq>`, ordered by the
- * digits after the LAST "lock-"; every child is a contender (a name without "lock-" sorts by
- * the whole name, as in Curator).
+ * sequence ZooKeeper appended; every child is a contender (a name with no sequence sorts by the
+ * whole name, as in Curator).
  */
 export const LOCK_NAME = 'lock-';
+/** Curator InterProcessReadWriteLock's node names. */
+export const READ_NAME = '__READ__';
+export const WRITE_NAME = '__WRIT__';
+/** Curator InterProcessSemaphoreV2's lease nodes. */
+export const LEASE_NAME = 'lease-';
 
 /** Prefix of every node one acquisition attempt creates; the uuid finds it again after a lost reply. */
 export function protectedPrefix(uuid: string): string {
@@ -17,17 +22,25 @@ export function nodeNamePrefix(uuid: string): string {
 
 /** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
 const KAZOO_NAME = /__r?lock__(\d{10})$/;
+/** What precedes the sequence in every style of ours and Curator's (the last one in the name counts). */
+const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME];
 
 /**
- * What a child sorts by: the digits after the last "lock-" (Curator, protected or not, and us),
- * or after kazoo's `__lock__`/`__rlock__`, so every peer's node takes its place by sequence;
- * any other name sorts by the whole name, as in Curator.
+ * What a child sorts by: its sequence, the digits after the last marker of any node style (the
+ * mutex's "lock-", the read/write lock's `__READ__`/`__WRIT__`, a semaphore's "lease-", kazoo's
+ * `__lock__`/`__rlock__`), so every peer's node takes its place by sequence, whatever its uuid;
+ * any other name sorts by the whole name, as in Curator. ZooKeeper numbers all children of one
+ * parent from one counter, so this is the order they were created in.
  */
 export function sortKey(name: string): string {
   const kazoo = KAZOO_NAME.exec(name);
   if (kazoo) return kazoo[1];
-  const i = name.lastIndexOf(LOCK_NAME);
-  return i >= 0 ? name.slice(i + LOCK_NAME.length) : name;
+  let end = -1;
+  for (const marker of SEQUENCE_MARKERS) {
+    const i = name.lastIndexOf(marker);
+    if (i >= 0) end = Math.max(end, i + marker.length);
+  }
+  return end >= 0 ? name.slice(end) : name;
 }
 
 /** The sequence ZooKeeper appended, or -1 for a node that has none. */

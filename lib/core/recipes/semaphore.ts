@@ -6,12 +6,14 @@ import {
   ZkLockError,
 } from '../errors';
 import { checkWaitTimeout } from '../acquire-options';
+import { inspectSemaphore } from '../inspect';
 import { HeldLease } from '../semaphore-lease';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';
+import { LEASE_NAME } from './lock-naming';
 import { ProtectedNode } from './protected-node';
 
 /** What the semaphore needs from the client that owns it. */
@@ -28,12 +30,13 @@ export interface SemaphoreHost {
   onDirsCreated(dirs: string[]): void;
   /** Nothing of ours is left under the leases node: it may be cleaned up. */
   onLeasesIdle(leasesPath: string): void;
+  /** Runs a read-only look at `path` (inspect()): documented errors only, ClientClosedError once closed. */
+  look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T>;
 }
 
 /** Curator InterProcessSemaphoreV2's layout (docs/design.md §7). */
 const LOCKS = 'locks';
 const LEASES = 'leases';
-const LEASE_NAME = 'lease-';
 
 /** The session ended while we waited for room: try again in the new one (if time is left). */
 class SessionEnded extends Error {}
@@ -81,6 +84,10 @@ export class SemaphoreRecipe {
           await lease.release();
         }
       },
+      inspect: () =>
+        this.host.look(path, (session) =>
+          inspectSemaphore(session, path, `${lockPath}/${LEASES}`, maxLeases),
+        ),
     };
   }
 
