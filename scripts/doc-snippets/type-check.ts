@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import * as ts from 'typescript';
+import { repoPath, REPO_ROOT } from './markdown-files';
+import type { Snippet } from './extract';
+
+/**
+ * What a user's project compiles with (a Nest app's tsconfig, made strict), the package's names
+ * resolved to this checkout's sources, so a snippet breaks as soon as the API it shows changes.
+ */
+const OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2022.d.ts'],
+  // ESM so that plain-Node snippets may `await` at the top level.
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
+  esModuleInterop: true,
+  skipLibCheck: true,
+  noEmit: true,
+  types: ['node'],
+  paths: {
+    'nestjs-zookeeper-lock': [join(REPO_ROOT, 'lib', 'index.ts')],
+    'nestjs-zookeeper-lock/core': [join(REPO_ROOT, 'lib', 'core', 'index.ts')],
+  },
+};
+
+/**
+ * The library's own declaration of its untyped dependency, and declarations for packages the
+ * snippets show but this project does not install.
+ */
+const DECLARATIONS = [
+  join(REPO_ROOT, 'lib', 'core', 'zookeeper', 'node-zookeeper-client.d.ts'),
+  join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'nestjs-config.d.ts'),
+];
+
+export function typeCheckSnippets(snippets: Snippet[]): string[] {
+  const virtual = new Map<string, Snippet>();
+  snippets.forEach((snippet, i) => {
+    const name = repoPath(snippet.file).replace(/[/.]/g, '_');
+    virtual.set(join(REPO_ROOT, '.doc-snippets', `${name}_L${snippet.line}_${i}.ts`), snippet);
+  });
+  const host = ts.createCompilerHost(OPTIONS);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (file) => virtual.has(file) || fileExists(file);
+  host.readFile = (file) => virtual.get(file)?.text ?? readFile(file);
+  host.getSourceFile = (file, language, ...rest) => {
+    const snippet = virtual.get(file);
+    if (snippet) return ts.createSourceFile(file, snippet.text, language, true);
+    return getSourceFile(file, language, ...rest);
+  };
+  const program = ts.createProgram([...virtual.keys(), ...DECLARATIONS], OPTIONS, host);
+  const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
+  // The library's own files are the build's business (`npm run build`); here only the snippets.
+  const perSnippet = [...virtual.keys()].flatMap((file) => {
+    const source = program.getSourceFile(file)!;
+    return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
+  });
+  return [...global, ...perSnippet].map((diagnostic) => describe(diagnostic, virtual));
+}
+
+function describe(diagnostic: ts.Diagnostic, virtual: Map<string, Snippet>): string {
+  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+  const file = diagnostic.file;
+  if (!file || diagnostic.start === undefined) return `TS${diagnostic.code}: ${message}`;
+  const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
+  const snippet = virtual.get(file.fileName);
+  if (!snippet) return `${repoPath(file.fileName)}:${line + 1}: TS${diagnostic.code}: ${message}`;
+  const inBlock = line - snippet.headLines;
+  const where =
+    inBlock >= 0 && inBlock < snippet.text.split('\n').length - snippet.headLines
+      ? `${repoPath(snippet.file)}:${snippet.line + inBlock}:${character + 1}`
+      : `${repoPath(snippet.file)}:${snippet.line} (in prelude ${snippet.prelude}, line ${line + 1})`;
+  return `${where}: TS${diagnostic.code}: ${message}`;
+}
