@@ -6,7 +6,7 @@
  *   (process.hrtime) must not overlap, and fencing tokens must grow from one holder to the next.
  * A section entered as a reader ('read') may overlap other readers, never a writer or an
  * exclusive holder; readers' tokens are not checked (a reader's token says which write it
- * follows, README "Read/write lock").
+ * follows, docs/recipes/read-write-lock.md).
  */
 
 /** 'exclusive': the mutex; 'read' / 'write': the two sides of a read/write lock. */

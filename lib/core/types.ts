@@ -65,7 +65,7 @@ export type LockState = 'held' | 'uncertain' | 'lost' | 'released';
 export interface LockView {
   /** The lock path as given (without namespace). */
   readonly path: string;
-  /** Strictly increasing from one holder of this path to the next (see README: fencing). */
+  /** Strictly increasing from one holder of this path to the next (docs/guides/fencing.md). */
   readonly fencingToken: bigint;
   /** Aborts with a LockLostError reason when the lock is lost. */
   readonly signal: AbortSignal;

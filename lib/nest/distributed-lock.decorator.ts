@@ -81,7 +81,7 @@ export function DistributedLock(
         // iterable) and a response the method writes itself (@Res()) has been sent.
         const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
         const { withLock, linger } = callHold(locks, spec, path, { waitTimeoutMs });
-        // A route handler answers 503 as soon as its lock is lost (README "Errors by transport").
+        // A route handler answers 503 as soon as its lock is lost (docs/nestjs/transports-and-errors.md).
         const onLostBeforeResult = request
           ? (reason: unknown) => logLost(where, path, reason)
           : undefined;

@@ -7,7 +7,7 @@ import { toRpcError } from './lock-errors.rpc';
 import { toWsError } from './lock-errors.ws';
 import { lockSpecOf } from './distributed-lock.metadata';
 
-/** Each transport's convention for the core's errors (README "Errors by transport"). */
+/** Each transport's convention for the core's errors (docs/nestjs/transports-and-errors.md). */
 const ERROR_MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> = {
   http: toHttpError,
   rpc: toRpcError,

@@ -9,7 +9,7 @@ export interface ZkLockModuleOptions extends ZkLockClientOptions {
    */
   waitTimeoutMs?: number;
   /**
-   * OpenTelemetry metrics and spans (README "Observability"). Default: on when
+   * OpenTelemetry metrics and spans (docs/guides/observability.md). Default: on when
    * `@opentelemetry/api` is installed (no-op until your SDK is registered); false turns it off.
    */
   telemetry?: false | LockTelemetryOptions;

@@ -8,7 +8,7 @@ import { hasLockedMethods, lockSpecOf } from './distributed-lock.metadata';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
- * OpenTelemetry for the module's client (README "Observability"): on whenever
+ * OpenTelemetry for the module's client (docs/guides/observability.md): on whenever
  * `@opentelemetry/api` is installed, unless the module option `telemetry` is false. Labels
  * are the `@DistributedLock` templates of the application plus `telemetry.pathTemplates`.
  */

@@ -7,7 +7,7 @@ import { loadConfig } from './config/app-config';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
-/** `npm run start:sample`: one instance; see README for the environment variables. */
+/** `npm run start:sample`: one instance; see docs/sample-app.md for the environment variables. */
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const level = LEVELS.indexOf(config.logLevel as LogLevel);

@@ -11,6 +11,8 @@ export interface Snippet {
   text: string;
   /** How many lines of `text` come before the block. */
   headLines: number;
+  /** The block's indentation in the Markdown file (under a list item), dropped in `text`. */
+  indent: number;
   prelude?: string;
 }
 
@@ -30,9 +32,12 @@ export function extractSnippets(file: string): { snippets: Snippet[]; problems: 
       const where = `${repoPath(file)}:${i + 2}`;
       const directive = i > 0 ? DIRECTIVE.exec(lines[i - 1]) : null;
       const prelude = directive ? preludeName(directive[1], where, problems) : undefined;
-      const body = lines.slice(i + 1, end).map((l) => dedent(l, lines[i]));
+      const indent = /^\s*/.exec(lines[i])![0].length;
+      const body = lines
+        .slice(i + 1, end)
+        .map((l) => l.slice(Math.min(indent, /^\s*/.exec(l)![0].length)));
       const wrapped = wrap(body.join('\n'), prelude, where, problems);
-      if (wrapped) snippets.push({ file, line: i + 2, prelude, ...wrapped });
+      if (wrapped) snippets.push({ file, line: i + 2, prelude, indent, ...wrapped });
     }
     i = end;
   }
@@ -42,12 +47,6 @@ export function extractSnippets(file: string): { snippets: Snippet[]; problems: 
 function closingFence(lines: string[], open: number): number {
   for (let j = open + 1; j < lines.length; j++) if (FENCE.test(lines[j])) return j;
   return lines.length;
-}
-
-/** A block indented under a list item: drop the fence's indentation. */
-function dedent(line: string, fence: string): string {
-  const indent = /^\s*/.exec(fence)![0].length;
-  return line.slice(Math.min(indent, /^\s*/.exec(line)![0].length));
 }
 
 function preludeName(args: string, where: string, problems: string[]): string | undefined {

@@ -59,15 +59,16 @@ function checkLink(target: string, file: string, shipped: Set<string>): string |
 function checkTarget(path: string, anchor: string | undefined): string | undefined {
   if (!existsSync(path)) return `no such file ${repoPath(path)}`;
   if (!anchor || statSync(path).isDirectory() || !path.endsWith('.md')) return undefined;
-  if (!headingSlugs(path).has(anchor)) return `no heading #${anchor} in ${repoPath(path)}`;
+  if (!headingSlugs(readFileSync(path, 'utf8')).has(anchor))
+    return `no heading #${anchor} in ${repoPath(path)}`;
   return undefined;
 }
 
 /** GitHub's anchors: lower case, punctuation dropped, spaces to '-', repeats numbered. */
-function headingSlugs(file: string): Set<string> {
+export function headingSlugs(markdown: string): Set<string> {
   const slugs = new Set<string>();
   let inFence = false;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of markdown.split('\n')) {
     if (/^\s*```/.test(line)) inFence = !inFence;
     const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;

@@ -70,7 +70,7 @@ function describe(diagnostic: ts.Diagnostic, virtual: Map<string, Snippet>): str
   const inBlock = line - snippet.headLines;
   const where =
     inBlock >= 0 && inBlock < snippet.text.split('\n').length - snippet.headLines
-      ? `${repoPath(snippet.file)}:${snippet.line + inBlock}:${character + 1}`
+      ? `${repoPath(snippet.file)}:${snippet.line + inBlock}:${character + 1 + snippet.indent}`
       : `${repoPath(snippet.file)}:${snippet.line} (in prelude ${snippet.prelude}, line ${line + 1})`;
   return `${where}: TS${diagnostic.code}: ${message}`;
 }

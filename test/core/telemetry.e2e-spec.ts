@@ -1,5 +1,5 @@
 /**
- * LockTelemetry without NestJS (README "Observability"), on a real ZooKeeper: the lock family's
+ * LockTelemetry without NestJS (docs/guides/observability.md), on a real ZooKeeper: the lock family's
  * waits are measured under their templates, and every way a wait ends has its outcome.
  */
 import { SpanStatusCode } from '@opentelemetry/api';

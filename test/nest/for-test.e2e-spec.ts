@@ -1,6 +1,6 @@
 /**
  * Issue #10 §5: a user's decorated service unit-tested with `ZkLockModule.forTest()`, no
- * ZooKeeper server: the README's "Testing your app without ZooKeeper" snippet, run.
+ * ZooKeeper server: the example of docs/nestjs/testing.md, run.
  */
 import { Injectable } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';

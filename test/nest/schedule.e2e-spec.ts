@@ -5,7 +5,7 @@
  * schedule.app.ts). Their wall clocks are offset by 0, +1.5 s and +3 s (shifted-clock.ts), so
  * each cron firing happens at three different real times, further apart than the job lasts.
  * Each firing must run on exactly one instance, the others skip it; a firing that ran twice
- * fails the test (shown to catch a run without minHoldMs, see the README).
+ * fails the test (shown to catch a run without minHoldMs, see docs/nestjs/run-once-jobs.md).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * The README's Prometheus setup, as written there: a global MeterProvider with the Prometheus
+ * The Prometheus setup of docs/guides/observability.md, as written there: a global MeterProvider with the Prometheus
  * exporter, registered before the application starts; the module measures on its own.
  */
 import { Injectable } from '@nestjs/common';

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry metrics and spans of ZkLockModule (README "Observability"), recorded by the
+ * OpenTelemetry metrics and spans of ZkLockModule (docs/guides/observability.md), recorded by the
  * SDK's in-memory reader and span exporter, on a real ZooKeeper. Labels are path templates.
  */
 import { Injectable } from '@nestjs/common';

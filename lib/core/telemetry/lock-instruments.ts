@@ -5,7 +5,7 @@ const SECONDS_BUCKETS = [
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 ];
 
-/** The instruments of README "Observability" (names, units and descriptions live here only). */
+/** The instruments of docs/guides/observability.md (names, units and descriptions live here only). */
 export interface LockInstruments {
   waitTime: Histogram;
   holdTime: Histogram;

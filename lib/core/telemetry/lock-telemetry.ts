@@ -28,8 +28,8 @@ export interface LockTelemetryOptions {
 type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 
 /**
- * OpenTelemetry metrics and spans of one ZkLockClient, from its events (docs/design.md §8, README
- * "Observability"): histograms of wait and hold time, counters of acquisitions, timeouts,
+ * OpenTelemetry metrics and spans of one ZkLockClient, from its events (docs/design.md
+ * "Telemetry", docs/guides/observability.md): histograms of wait and hold time, counters of acquisitions, timeouts,
  * losses and skips, gauges of waiters and holders, and a span per wait. Every attribute is
  * bounded: the path template, the outcome, the loss reason.
  */
