@@ -66,7 +66,6 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       lockPathOf: (path) => applyNamespace(options.namespace, path),
       acquire: (path, opts) => this.acquire(path, opts),
       tryAcquire: (path) => this.tryAcquire(path),
-      onDirsCreated: (dirs) => this.reaper.created(dirs),
       onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
       look: (path, read) => this.look(path, read),
     });
@@ -262,10 +261,6 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   get watchesLoss(): boolean {
     return this.listenerCount('lost') > 0;
-  }
-
-  onDirsCreated(dirs: string[]): void {
-    this.reaper.created(dirs);
   }
 
   onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void {

@@ -3,15 +3,18 @@ import { removeIdleLockPath } from './recipes/lock-path';
 import { parentPath } from './paths';
 
 /**
- * Removes lock nodes (and the ancestors this client created) once they have been idle in this
- * process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against other
- * acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer whose
- * create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as lock
- * paths and unchanged since are removed (see lock-path.ts). One timer for all paths.
+ * Removes lock nodes (and their empty ancestors created as lock paths) once they have been idle
+ * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against
+ * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
+ * whose create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as
+ * lock paths and unchanged since are removed (see lock-path.ts). One timer for all paths.
+ *
+ * It remembers a path only while it is scheduled or being removed (docs/design.md "Cleanup"):
+ * which ancestors may go is read from their marker, not from a record of what this client
+ * created, so a path another client removed leaves nothing behind here.
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
-  private readonly createdDirs = new Set<string>();
   private timer?: NodeJS.Timeout;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
@@ -22,8 +25,9 @@ export class ParentReaper {
     private readonly isBusy: (lockPath: string) => boolean,
   ) {}
 
-  created(dirs: string[]): void {
-    for (const d of dirs) this.createdDirs.add(d);
+  /** How many paths it remembers (scheduled or being removed): 0 once all are done. */
+  get remembered(): number {
+    return this.due.size + this.inflight.size;
   }
 
   schedule(lockPath: string, delayMs = this.delayMs): void {
@@ -74,15 +78,14 @@ export class ParentReaper {
     if (this.isBusy(lockPath)) return;
     if (session.state !== 'connected') return this.retryLater(lockPath);
     let path = lockPath;
-    // The lock node itself, then the ancestors this client created, deepest first.
+    // The lock node itself, then its ancestors while they are empty lock paths, deepest first.
     for (;;) {
       const outcome = await removeIdleLockPath(session, path);
       if (outcome === 'kept' || outcome === 'foreign') return; // in use elsewhere, or not ours
       // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
       if (outcome === 'retry') return this.retryLater(lockPath);
-      this.createdDirs.delete(path);
       path = parentPath(path);
-      if (!this.createdDirs.has(path) || this.hasBusyDescendant(path)) return;
+      if (path === '/' || this.hasBusyDescendant(path)) return;
     }
   }
 

@@ -5,7 +5,12 @@
  * - 10,000 callers waiting on one path in one process cost ZooKeeper at most `maxNodesPerPath`
  *   nodes of that process and bounded memory, are served FIFO, and cancelling half of them leaves
  *   nothing behind.
+ * - two clients that take 10,000 distinct paths in turn (issue #19 §4: per-order keys across two
+ *   instances, one creates a path and the other removes it) keep nothing per path: the heap's
+ *   slope over rounds of fresh paths stays under a few bytes per path.
  * Figures are printed (and go into RELIABILITY.md); only the properties decide pass/fail.
+ * SOAK_BROKEN=retain keeps something per path (each worker's lock handles, this file's own
+ * handles in the two-client test): a deliberate leak, to show the heap checks catch one.
  */
 import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
@@ -23,6 +28,14 @@ const PATHS = 10_000;
 const CONCURRENCY = 32;
 const WAITERS = 10_000;
 const MB = 1024 * 1024;
+const TURN_ROUNDS = 6;
+const TURN_PATHS = 3_000;
+const TURN_CONCURRENCY = 16;
+/**
+ * Bytes per path the heap may grow by (its slope over the rounds): noise only. The leak of
+ * issue #19 §4 was ~130 bytes per path; a kept lock handle is several hundred.
+ */
+const TURN_SLOPE_LIMIT = 32;
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -34,6 +47,17 @@ const heapNow = async (): Promise<number> => {
   return process.memoryUsage().heapUsed;
 };
 const mb = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
+
+/** Slope of y over x, robust to one noisy point: the median of every pair's slope (Theil-Sen). */
+function slope(xs: number[], ys: number[]): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = i + 1; j < xs.length; j++) slopes.push((ys[j] - ys[i]) / (xs[j] - xs[i]));
+  }
+  slopes.sort((a, b) => a - b);
+  const mid = slopes.length >> 1;
+  return slopes.length % 2 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2;
+}
 
 interface WorkerResult {
   cycles: number;
@@ -212,6 +236,70 @@ describe('soak', () => {
     } finally {
       await other.close();
       await locks.close();
+    }
+  });
+  it(`two clients taking ${(TURN_ROUNDS * TURN_PATHS).toLocaleString('en')} distinct paths in turn: no memory per path`, async () => {
+    const root = testRoot('soak-turns');
+    roots.push(root);
+    const connect = (parentCleanupDelayMs: number): Promise<ZkLockClient> =>
+      ZkLockClient.connect({
+        connectionString: server.connectionString,
+        namespace: root,
+        sessionTimeoutMs: 30_000,
+        parentCleanupDelayMs,
+      });
+    // The first client creates each path and looks at it for cleanup at once, while the second
+    // still holds it: the second client is the one that removes it.
+    const first = await connect(0);
+    const second = await connect(100);
+    const retained: unknown[] = [];
+    const retain = process.env.SOAK_BROKEN === 'retain';
+    try {
+      const turn = async (path: string): Promise<void> => {
+        let next: Promise<LockHandle> | undefined;
+        await first.withLock(path, async () => {
+          next = second.acquire(path, { waitTimeoutMs: 60_000 });
+          // Let go only once the second client waits in line (its node is behind ours).
+          while ((await first.inspect(path)).queue.length === 0) {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+          }
+        });
+        const lock = await next!;
+        if (retain) retained.push(lock);
+        await lock.release();
+      };
+      const round = async (r: number): Promise<void> => {
+        const paths = Array.from({ length: TURN_PATHS }, (_, i) => `/r${r}-order-${i}`);
+        await Promise.all(
+          Array.from({ length: TURN_CONCURRENCY }, async (_, w) => {
+            for (let i = w; i < paths.length; i += TURN_CONCURRENCY) await turn(paths[i]);
+          }),
+        );
+        await eventually(
+          'every path of the round is gone',
+          async () => (await admin.children(root)).length === 0,
+          scaled(60_000),
+        );
+      };
+      await round(0); // warm-up: code compiled, pools at size
+      const heaps = [await heapNow()];
+      const started = Date.now();
+      for (let r = 1; r <= TURN_ROUNDS; r++) {
+        await round(r);
+        heaps.push(await heapNow());
+      }
+      const elapsedMs = Date.now() - started;
+      const xs = heaps.map((_, i) => i * TURN_PATHS);
+      const bytesPerPath = slope(xs, heaps);
+      console.log(
+        `soak: two clients, ${TURN_ROUNDS} x ${TURN_PATHS} distinct paths in turn in ${elapsedMs} ms; ` +
+          `heap after each round ${heaps.map((h) => (h / MB).toFixed(2)).join(', ')} MB; slope ${bytesPerPath.toFixed(1)} ` +
+          `bytes per path (limit ${TURN_SLOPE_LIMIT})`,
+      );
+      expect(bytesPerPath).toBeLessThan(TURN_SLOPE_LIMIT);
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 });

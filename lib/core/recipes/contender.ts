@@ -29,8 +29,6 @@ export interface ContenderContext {
   onPosition(contender: Contender): void;
   /** Our node disappeared while we still needed it (deleted by someone else). */
   onVanished(contender: Contender): void;
-  /** mkdirp created these persistent nodes (candidates for cleanup). */
-  onDirsCreated(dirs: string[]): void;
 }
 
 type ContenderState = 'new' | 'creating' | 'queued' | 'gone';
@@ -154,7 +152,7 @@ export class Contender {
       } catch (err) {
         if (isNoNode(err)) {
           if (this.abandoned) return; // the leader had no lock path: no node of ours either
-          this.ctx.onDirsCreated(await ensureLockPath(session, this.ctx.lockPath));
+          await ensureLockPath(session, this.ctx.lockPath);
           continue;
         }
         // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of

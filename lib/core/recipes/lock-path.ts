@@ -25,41 +25,34 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
 }
 
 /**
- * Creates `path` and its missing ancestors (persistent, marked); returns those it may have
- * created, as candidates for cleanup. A create whose answer is lost (connection loss, request
- * timeout) is sent again once the session is usable: a node found existing then may be the one
- * the first request created, so it is returned too (cleanup checks the marker before removing
- * anything). Another client may remove an empty ancestor meanwhile (its cleanup): then start
- * again. Rejects with SESSION_GONE when the session ends.
+ * Creates `path` and its missing ancestors (persistent, marked: cleanup later removes the empty
+ * ones by that marker). A create whose answer is lost (connection loss, request timeout) is sent
+ * again once the session is usable (a node found existing then is fine). Another client may
+ * remove an empty ancestor meanwhile (its cleanup): then start again. Rejects with SESSION_GONE
+ * when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,
   path: string,
   attempts = 10,
-): Promise<string[]> {
-  const created: string[] = [];
+): Promise<void> {
   const segments = path.split('/').slice(1);
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
-    for (let inDoubt = false; ; inDoubt = true) {
+    for (;;) {
       try {
         await session.create(p, LOCK_PATH_DATA, CreateMode.PERSISTENT);
-        created.push(p);
       } catch (err) {
         if (isInDoubt(err)) {
           if (await session.whenUsable()) continue;
           throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
         }
-        if (isNoNode(err) && attempts > 1) {
-          return [...created, ...(await ensureLockPath(session, path, attempts - 1))];
-        }
+        if (isNoNode(err) && attempts > 1) return ensureLockPath(session, path, attempts - 1);
         if (!isNodeExists(err)) throw err;
-        if (inDoubt) created.push(p);
       }
       break;
     }
   }
-  return created;
 }
 
 /**

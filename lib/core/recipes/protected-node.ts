@@ -23,7 +23,6 @@ export class ProtectedNode {
     readonly dir: string,
     private readonly baseName: string,
     private readonly data: Buffer,
-    private readonly onDirsCreated: (dirs: string[]) => void,
   ) {}
 
   get path(): string {
@@ -43,7 +42,7 @@ export class ProtectedNode {
         return;
       } catch (err) {
         if (isNoNode(err)) {
-          this.onDirsCreated(await ensureLockPath(session, this.dir));
+          await ensureLockPath(session, this.dir);
           continue;
         }
         if (!isInDoubt(err)) throw err;

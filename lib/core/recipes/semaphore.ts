@@ -27,7 +27,6 @@ export interface SemaphoreHost {
     options: { waitTimeoutMs?: number; signal?: AbortSignal },
   ): Promise<LockHandle>;
   tryAcquire(path: string): Promise<LockHandle | null>;
-  onDirsCreated(dirs: string[]): void;
   /** Nothing of ours is left under the leases node: it may be cleaned up. */
   onLeasesIdle(leasesPath: string): void;
   /** Runs a read-only look at `path` (inspect()): documented errors only, ClientClosedError once closed. */
@@ -217,9 +216,7 @@ export class SemaphoreRecipe {
     const nodes: ProtectedNode[] = [];
     try {
       for (let i = 0; i < w.count; i++) {
-        const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData, (dirs) =>
-          this.host.onDirsCreated(dirs),
-        );
+        const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData);
         nodes.push(node);
         await node.create(session);
         for (;;) {

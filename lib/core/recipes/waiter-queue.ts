@@ -19,7 +19,6 @@ export interface QueueHost {
   readonly maxNodesPerPath: number;
   /** Whether anyone listens for lost locks on the client (then every holder watches its node). */
   readonly watchesLoss: boolean;
-  onDirsCreated(dirs: string[]): void;
   onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void;
   onLost(lock: HeldLock, error: LockLostError): void;
   onReleased(lock: HeldLock): void;
@@ -141,10 +140,6 @@ export abstract class WaiterQueue implements ContenderContext {
   }
 
   abstract onVanished(contender: Contender): void;
-
-  onDirsCreated(dirs: string[]): void {
-    this.host.onDirsCreated(dirs);
-  }
 
   // ---- what a recipe decides ----------------------------------------------------------------
 
