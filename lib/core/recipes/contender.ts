@@ -57,6 +57,12 @@ export class Contender {
   /** The answer to the self-watch's getData; selfChecked once it said the node exists. */
   private selfCheck?: Promise<void>;
   private selfChecked = false;
+  /** One callback for the self-watch, so re-arming never adds another to the session's watch. */
+  private readonly selfWatcher = (event: { name: string }): void => {
+    this.selfWatchArmed = false;
+    if (event.name === 'NODE_DELETED') this.ownNodeDeleted();
+    else if (this.holding ? this.selfWatchWanted : this.state === 'queued') this.armSelfWatch();
+  };
   private deletion?: Promise<void>;
   /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
   private readonly strays = new Map<string, Promise<void>>();
@@ -83,16 +89,6 @@ export class Contender {
   /** The queue granted the lock on this node, or released it. */
   setHolding(holding: boolean): void {
     this._holding = holding;
-  }
-
-  /**
-   * Our own node `name` right ahead was released by this process: if it was our predecessor we
-   * are first now, without a round trip (sequence numbers only grow).
-   */
-  predecessorReleased(name: string): void {
-    if (this._predecessor !== name) return;
-    this._predecessor = null;
-    this._ahead = 0;
   }
 
   /** The waiter gave up (or the session went) while we were busy. */
@@ -213,28 +209,32 @@ export class Contender {
 
   /**
    * Watches our own node while holding: its deletion by anyone else means the lock is lost.
-   * One request, so it is armed only once someone can be told (see HeldLock.observe).
+   * One request, so it is armed only once someone can be told (see HeldLock.observe). A node
+   * that waited is watched already (see armSelfWatch).
    */
   watchSelf(): void {
     this.selfWatchWanted = true;
+    this.armSelfWatch();
+  }
+
+  /**
+   * Watches our own node (a waiter: always, sent with its predecessor's watch; a holder: see
+   * watchSelf). Its answer, and its deletion event, reach us before the event that would make
+   * us first (docs/design.md "A waiter's own node").
+   */
+  private armSelfWatch(): void {
     if (this.selfWatchArmed || this.state !== 'queued' || !this.session) return;
     this.selfWatchArmed = true;
-    this.selfCheck = this.session
-      .getData(this.nodePath, (event) => {
+    this.selfCheck = this.session.getData(this.nodePath, this.selfWatcher).then(
+      () => {
+        this.selfChecked = true;
+      },
+      (err) => {
         this.selfWatchArmed = false;
-        if (event.name === 'NODE_DELETED') this.vanishedWhileHolding();
-        else this.watchSelf();
-      })
-      .then(
-        () => {
-          this.selfChecked = true;
-        },
-        (err) => {
-          this.selfWatchArmed = false;
-          this.selfChecked = false; // no answer (e.g. a timeout on a live socket): ask again
-          if (isNoNode(err)) this.vanishedWhileHolding();
-        },
-      );
+        this.selfChecked = false; // no answer (e.g. a timeout on a live socket): ask again
+        if (isNoNode(err)) this.ownNodeDeleted();
+      },
+    );
   }
 
   /**
@@ -250,13 +250,15 @@ export class Contender {
 
   /** A reconnect may have dropped in-flight watch requests: arm them again. */
   rearm(): void {
+    // Someone may have deleted the node while we were away, and the events the server replays
+    // for re-set watches come in no useful order: confirm it again before a batch hands the
+    // lock on (LockQueue.pump) or a waiter takes "the node ahead is gone" as its turn.
+    this.selfWatchArmed = false;
+    this.selfChecked = false;
     if (this.holding) {
-      // Someone may have deleted the node while we were away: confirm it again before a batch
-      // hands the lock on (LockQueue.pump).
-      this.selfWatchArmed = false;
-      this.selfChecked = false;
-      if (this.selfWatchWanted) this.watchSelf();
+      if (this.selfWatchWanted) this.armSelfWatch();
     } else {
+      if (this.predecessorWatch) this.armSelfWatch();
       void this.resync();
     }
   }
@@ -320,7 +322,11 @@ export class Contender {
     if (!position) return this.ctx.onVanished(this);
     this._predecessor = position.predecessor;
     this._ahead = position.ahead;
-    if (position.predecessor !== null) this.watchPredecessor(position.predecessor);
+    if (position.predecessor !== null) {
+      // Sent in this order in one tick: the server answers (and arms) the self-watch first.
+      this.armSelfWatch();
+      this.watchPredecessor(position.predecessor);
+    }
     this.ctx.onPosition(this);
   }
 
@@ -371,21 +377,27 @@ export class Contender {
 
   /**
    * Sequence numbers only grow, so no node can appear ahead of ours: when the only node ahead
-   * is deleted we are first, without listing again (saves a round trip per handoff).
+   * is deleted we are first, without listing again (saves a round trip per handoff), provided
+   * our own node still exists. The self-watch's answer came before this event (it was sent
+   * first), and a deletion of our node before this one would have been reported first, so
+   * waiting for that answer costs no round trip (docs/design.md "A waiter's own node").
    */
   private predecessorGone(predecessor: string): void {
     if (this.state !== 'queued' || this.holding || this.predecessor !== predecessor) return;
-    if (this.ahead === 1) {
+    if (this.ahead !== 1) return void this.resync();
+    const selfCheck = this.selfCheck ?? Promise.resolve();
+    void selfCheck.then(() => {
+      if (this.state !== 'queued' || this.holding || this.predecessor !== predecessor) return;
+      if (!this.selfChecked) return void this.resync(); // unanswered: a listing tells
       this._predecessor = null;
       this._ahead = 0;
       this.ctx.onPosition(this);
-    } else {
-      void this.resync();
-    }
+    });
   }
 
-  private vanishedWhileHolding(): void {
-    if (this.state === 'queued' && this.holding) this.ctx.onVanished(this);
+  /** Someone else deleted our node: a holder lost its lock, a waiter queues again. */
+  private ownNodeDeleted(): void {
+    if (this.state === 'queued') this.ctx.onVanished(this);
   }
 
   /**

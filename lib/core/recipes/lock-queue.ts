@@ -111,18 +111,17 @@ export class LockQueue extends WaiterQueue {
       return this.pump();
     }
     node.setHolding(false);
-    if (node.name) {
-      this.remember(node.name);
-      // Our next caller queued right behind the released node is first now: no round trip.
-      for (const w of this.waiters) w.contender?.predecessorReleased(node.name);
-    }
     // Callers of its batch that cannot be served on this node (lost, generations used up) requeue.
     for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
     this.pending++;
     const deletion = node.remove();
     this.pump();
     try {
+      // Our node queued right behind it is first once the deletion's event comes, not before:
+      // that event also tells whether someone deleted the waiting node meanwhile
+      // (docs/design.md "A waiter's own node").
       await deletion;
+      if (node.name) this.remember(node.name);
       this.host.onReleased(lock);
     } finally {
       this.pending--;

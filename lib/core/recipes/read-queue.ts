@@ -80,11 +80,11 @@ export class ReadQueue extends WaiterQueue {
     if (locks && locks.size > 0) return this.host.onReleased(lock);
     this.holding.delete(node);
     node.setHolding(false);
-    if (node.name) this.remember(node.name);
     this.pending++;
     this.pump(); // readers waiting for a node of their own can have one now
     try {
       await node.remove();
+      if (node.name) this.remember(node.name);
       this.host.onReleased(lock);
     } finally {
       this.pending--;
