@@ -4,7 +4,6 @@ export * from './core';
 
 // NestJS layer
 export { ZkLockModule } from './nest/zk-lock.module';
-export type { ZkLockTestOptions } from './nest/zk-lock-testing.module';
 export type {
   ZkLockModuleOptions,
   ZkLockOptionsFactory,

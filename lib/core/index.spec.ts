@@ -7,8 +7,16 @@ const root = join(__dirname, '..', '..');
 
 const isFramework = (pkg: string) => /^(@nestjs\/|rxjs$|reflect-metadata$)/.test(pkg);
 
-/** Requires `entry` (source, through ts-node) in a fresh Node process: its exports, and the packages loaded. */
-async function load(entry: string): Promise<{ exports: string[]; packages: string[] }> {
+interface Loaded {
+  exports: string[];
+  /** The packages loaded from node_modules. */
+  packages: string[];
+  /** The library's own files loaded, relative to the repository ('lib/core/index.ts'). */
+  files: string[];
+}
+
+/** Requires `entry` (source, through ts-node) in a fresh Node process: what it loaded. */
+async function load(entry: string): Promise<Loaded> {
   const script = `
     const { sep } = require('node:path');
     const api = require(${JSON.stringify(entry)});
@@ -18,8 +26,11 @@ async function load(entry: string): Promise<{ exports: string[]; packages: strin
       const [scope, name] = parts.pop().split(sep);
       return scope.startsWith('@') ? scope + '/' + name : scope;
     };
-    const packages = new Set(Object.keys(require.cache).map(packageOf).filter(Boolean));
-    process.stdout.write(JSON.stringify({ exports: Object.keys(api), packages: [...packages] }));
+    const loaded = Object.keys(require.cache);
+    const packages = new Set(loaded.map(packageOf).filter(Boolean));
+    const files = loaded.filter((f) => !packageOf(f) && f.startsWith(process.cwd() + sep))
+      .map((f) => f.slice(process.cwd().length + 1).split(sep).join('/'));
+    process.stdout.write(JSON.stringify({ exports: Object.keys(api), packages: [...packages], files }));
   `;
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -54,15 +65,42 @@ describe('the core entry (nestjs-zookeeper-lock/core)', () => {
 
   it('is what package.json exports as "./core", next to "." (the build of lib/core/index.ts)', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    expect(pkg.exports['./core']).toEqual({
-      types: './dist/lib/core/index.d.ts',
-      default: './dist/lib/core/index.js',
-    });
     expect(pkg.exports['.']).toEqual({ types: `./${pkg.types}`, default: `./${pkg.main}` });
-    expect(pkg.typesVersions['*'].core).toEqual(['dist/lib/core/index.d.ts']);
-    for (const entry of [pkg.exports['.'], pkg.exports['./core']]) {
-      const source = entry.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
-      expect(existsSync(join(root, source))).toBe(true);
+    for (const entry of ['core', 'testing', 'core/testing']) {
+      expect(pkg.exports[`./${entry}`]).toEqual({
+        types: `./dist/lib/${entry}/index.d.ts`,
+        default: `./dist/lib/${entry}/index.js`,
+      });
+      expect(pkg.typesVersions['*'][entry]).toEqual([`dist/lib/${entry}/index.d.ts`]);
+      expect(existsSync(join(root, 'lib', entry, 'index.ts'))).toBe(true);
     }
+    expect(existsSync(join(root, pkg.main.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(
+      true,
+    );
+  });
+});
+
+// docs/design.md "The published package": test doubles only through the testing entries.
+describe('the testing entries (nestjs-zookeeper-lock/testing, /core/testing)', () => {
+  const isTestDouble = (file: string) => file.startsWith('lib/core/testing/');
+
+  it('keep the in-memory ZooKeeper out of the package root and the core', async () => {
+    const [all, core] = await Promise.all([load('./lib'), load('./lib/core')]);
+    expect(all.files).toContain('lib/nest/zk-lock.module.ts'); // so the check below would see it
+    expect(all.files.filter(isTestDouble)).toEqual([]);
+    expect(core.files.filter(isTestDouble)).toEqual([]);
+    expect(all.exports).not.toContain('InMemoryZooKeeper');
+    expect(all.exports).not.toContain('ZkLockTestingModule');
+  });
+
+  it('give the testing module with NestJS, the in-memory ZooKeeper without it', async () => {
+    const [testing, coreTesting] = await Promise.all([
+      load('./lib/testing'),
+      load('./lib/core/testing'),
+    ]);
+    expect(testing.exports).toEqual(['ZkLockTestingModule', 'InMemoryZooKeeper']);
+    expect(testing.files.filter(isTestDouble)).not.toEqual([]);
+    expect(coreTesting.exports).toEqual(['InMemoryZooKeeper']);
+    expect(coreTesting.packages.filter(isFramework)).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 // The framework-free API: `require('nestjs-zookeeper-lock/core')` loads no NestJS module.
 export { ZkLockClient } from './lock-client';
-export { InMemoryZooKeeper } from './testing/in-memory-zookeeper';
 export type {
   ZkLockClientOptions,
   AcquireOptions,

@@ -1,12 +1,12 @@
-import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ZkLockError } from '../core/errors';
 import type { ZkLockClient } from '../core/lock-client';
-import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import { hasLockedMethods, lockedMethodsOf } from './distributed-lock.metadata';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';
 import { LockService } from './lock.service';
+import { ZK_LOCK_OWN_SERVER } from './zk-lock.constants';
 
 /**
  * Checks, once the application's providers exist, that every instance with `@DistributedLock`
@@ -22,7 +22,9 @@ export class DistributedLockExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly locks: LockService,
     @InjectZkLockClient() private readonly client: ZkLockClient,
-    @Optional() private readonly inMemory?: InMemoryZooKeeper,
+    @Optional()
+    @Inject(ZK_LOCK_OWN_SERVER)
+    private readonly ownServer?: { close(): Promise<void> },
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -35,7 +37,7 @@ export class DistributedLockExplorer implements OnModuleInit {
     const owner = blind[0].constructor.name;
     const methods = [...new Set(blind.flatMap(lockedMethodsOf))];
     await this.client.close();
-    await this.inMemory?.close();
+    await this.ownServer?.close();
     throw new ZkLockError(
       `@DistributedLock on ${methods.join(', ')}: no LockService is visible to ${owner} ` +
         `(ZkLockModule is imported, but not global, in another module). ${lockServiceHint(owner)}`,

@@ -33,7 +33,7 @@ export function injectedLockService(instance: unknown): LockService | undefined 
 export function lockServiceHint(owner: string): string {
   return (
     'Import ZkLockModule.forRoot({ connectionString, isGlobal: true }) once in the application ' +
-    '(or ZkLockModule.forTest() in unit tests), or import the module that provides it into the ' +
+    '(or ZkLockTestingModule.forRoot() in unit tests), or import the module that provides it into the ' +
     `module of ${owner}; and let Nest create ${owner} (a provider, controller, resolver or ` +
     'gateway), not `new`.'
   );

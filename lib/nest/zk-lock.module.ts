@@ -1,4 +1,4 @@
-import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/lock-client';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
@@ -7,7 +7,6 @@ import { LockService } from './lock.service';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
-import { ZkLockTestingModule, ZkLockTestOptions } from './zk-lock-testing.module';
 import { checkTelemetryOption } from './zk-lock.telemetry-options';
 import { ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
@@ -26,7 +25,8 @@ const clientProvider: Provider = {
 /**
  * `ZkLockModule.forRoot({ connectionString, isGlobal: true })` or `forRootAsync({ ... })`.
  * Provides the connected client (`@InjectZkLockClient()`), LockService and the health indicator;
- * closes the session on application shutdown so held locks are freed at once.
+ * closes the session on application shutdown so held locks are freed at once. In unit tests,
+ * `ZkLockTestingModule.forRoot()` from `nestjs-zookeeper-lock/testing` stands in for it.
  */
 @Module({
   imports: [DiscoveryModule],
@@ -40,13 +40,4 @@ const clientProvider: Provider = {
   ],
   exports: [ZK_LOCK_CLIENT, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
 })
-export class ZkLockModule extends ZkLockConfigurableModule {
-  /**
-   * For unit tests without ZooKeeper: the same module (LockService, decorators, events) on the
-   * real lock engine, connected to an in-memory ZooKeeper in this process (`InMemoryZooKeeper`,
-   * injectable: `expireSessions()` makes held locks lost). Close the testing module to stop it.
-   */
-  static forTest(options: ZkLockTestOptions = {}): DynamicModule {
-    return ZkLockTestingModule.register(options);
-  }
-}
+export class ZkLockModule extends ZkLockConfigurableModule {}

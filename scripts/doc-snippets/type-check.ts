@@ -23,6 +23,8 @@ const OPTIONS: ts.CompilerOptions = {
   paths: {
     'nestjs-zookeeper-lock': [join(REPO_ROOT, 'lib', 'index.ts')],
     'nestjs-zookeeper-lock/core': [join(REPO_ROOT, 'lib', 'core', 'index.ts')],
+    'nestjs-zookeeper-lock/testing': [join(REPO_ROOT, 'lib', 'testing', 'index.ts')],
+    'nestjs-zookeeper-lock/core/testing': [join(REPO_ROOT, 'lib', 'core', 'testing', 'index.ts')],
   },
 };
 

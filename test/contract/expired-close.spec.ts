@@ -1,11 +1,12 @@
 /**
  * A client whose session expired and that is closed while it reconnects leaves no timer that
  * keeps the process alive: node-zookeeper-client's connect timeout (10 s) of the attempt under
- * way is cleared (it kept jest from exiting after a forTest() test that expired sessions). On
+ * way is cleared (it kept jest from exiting after a ZkLockTestingModule test that expired sessions). On
  * the in-memory ZooKeeper, which expires sessions on demand.
  */
 import { createHook } from 'node:async_hooks';
-import { InMemoryZooKeeper, LockLostError, ZkLockClient } from '../../lib';
+import { LockLostError, ZkLockClient } from '../../lib';
+import { InMemoryZooKeeper } from '../../lib/testing';
 
 interface TimerLike {
   hasRef(): boolean;

@@ -1,8 +1,8 @@
 /**
  * The lock contract (lock-contract.ts) against the in-memory ZooKeeper of
- * `ZkLockModule.forTest()`: no Java, no server process.
+ * `ZkLockTestingModule.forRoot()`: no Java, no server process.
  */
-import { InMemoryZooKeeper } from '../../lib';
+import { InMemoryZooKeeper } from '../../lib/core/testing';
 import { describeLockContract } from './lock-contract';
 
 let zookeeper: InMemoryZooKeeper;

@@ -1,7 +1,7 @@
 /**
  * Issue #10 §5: one contract for the lock engine, run against a real ZooKeeper
  * (zookeeper.contract.e2e-spec.ts) and against the in-memory ZooKeeper that
- * `ZkLockModule.forTest()` uses (in-memory.contract.spec.ts), so the two cannot drift apart:
+ * `ZkLockTestingModule.forRoot()` uses (in-memory.contract.spec.ts), so the two cannot drift apart:
  * what a user's unit test sees without ZooKeeper is what production does.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,16 +1,11 @@
 /**
- * Issue #10 §5: a user's decorated service unit-tested with `ZkLockModule.forTest()`, no
+ * Issue #10 §5: a user's decorated service unit-tested with `ZkLockTestingModule.forRoot()`, no
  * ZooKeeper server: the example of docs/nestjs/testing.md, run.
  */
 import { Injectable } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
-import {
-  DistributedLock,
-  InMemoryZooKeeper,
-  LockLostError,
-  LockService,
-  ZkLockModule,
-} from '../../lib';
+import { DistributedLock, LockLostError, LockService } from '../../lib';
+import { InMemoryZooKeeper, ZkLockTestingModule } from '../../lib/testing';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
@@ -49,13 +44,13 @@ class StockService {
   }
 }
 
-describe('ZkLockModule.forTest(): decorated services without ZooKeeper', () => {
+describe('ZkLockTestingModule.forRoot(): decorated services without ZooKeeper', () => {
   let moduleRef: TestingModule;
   let service: StockService;
 
   beforeEach(async () => {
     moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest()],
+      imports: [ZkLockTestingModule.forRoot()],
       providers: [StockService],
     }).compile();
     await moduleRef.init();
@@ -93,6 +88,8 @@ describe('ZkLockModule.forTest(): decorated services without ZooKeeper', () => {
     await service.deduct('pear', 1);
     await moduleRef.close();
     expect(zookeeper.sessionIds).toEqual([]);
-    moduleRef = await Test.createTestingModule({ imports: [ZkLockModule.forTest()] }).compile();
+    moduleRef = await Test.createTestingModule({
+      imports: [ZkLockTestingModule.forRoot()],
+    }).compile();
   });
 });

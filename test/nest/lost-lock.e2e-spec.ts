@@ -1,6 +1,6 @@
 import { Controller, INestApplication, Logger, Param, Post } from '@nestjs/common';
 import { hostname } from 'node:os';
-import * as zookeeper from 'node-zookeeper-client';
+import * as zookeeper from '../../lib/core/zookeeper/zk-client';
 import request from 'supertest';
 import { DistributedLock, LockEvents, LockService } from '../../lib';
 import { Gate, createLockApp, testNamespace, waitFor, zkConnect } from './support/nest-app';

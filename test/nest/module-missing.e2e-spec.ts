@@ -16,6 +16,7 @@ import {
   ZkLockError,
   ZkLockModule,
 } from '../../lib';
+import { ZkLockTestingModule } from '../../lib/testing';
 
 const booted: string[] = [];
 
@@ -48,7 +49,7 @@ describe('bootstrap without ZkLockModule', () => {
   it("passes with the module, and the class's own onApplicationBootstrap still runs", async () => {
     booted.length = 0;
     const moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest()],
+      imports: [ZkLockTestingModule.forRoot()],
       providers: [ReportJob],
     }).compile();
     await moduleRef.init();
@@ -61,7 +62,7 @@ describe('bootstrap without ZkLockModule', () => {
     @Module({ providers: [ReportJob] })
     class ReportsModule {}
     const moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest(), ReportsModule],
+      imports: [ZkLockTestingModule.forRoot(), ReportsModule],
     }).compile();
     await expect(async () => moduleRef.init()).rejects.toThrow(
       '@DistributedLock on ReportJob.run: no LockService is visible to ReportJob (ZkLockModule is imported, but not global, in another module)',
@@ -88,7 +89,7 @@ describe('bootstrap without ZkLockModule', () => {
     @Module({ providers: [ReportJob] })
     class ReportsModule {}
     const moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest({ isGlobal: true }), ReportsModule],
+      imports: [ZkLockTestingModule.forRoot({ isGlobal: true }), ReportsModule],
     }).compile();
     await moduleRef.init();
     const locks = moduleRef.get(LockService);
@@ -108,7 +109,7 @@ describe('bootstrap without ZkLockModule', () => {
       }
     }
     const moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest()],
+      imports: [ZkLockTestingModule.forRoot()],
       providers: [PerRequestJob],
     }).compile();
     await moduleRef.init();
@@ -119,7 +120,7 @@ describe('bootstrap without ZkLockModule', () => {
 
   it('rejects a call on an instance Nest did not create, or a detached method, saying what to do', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [ZkLockModule.forTest()],
+      imports: [ZkLockTestingModule.forRoot()],
       providers: [ReportJob],
     }).compile();
     await moduleRef.init();

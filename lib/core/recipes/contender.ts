@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateMode } from 'node-zookeeper-client';
+import { CreateMode } from '../zookeeper/zk-client';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkSession, Listing } from '../zookeeper/zk-session';
 import {

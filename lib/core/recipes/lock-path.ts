@@ -1,5 +1,5 @@
-import { CreateMode } from 'node-zookeeper-client';
-import type { Stat } from 'node-zookeeper-client';
+import { CreateMode } from '../zookeeper/zk-client';
+import type { Stat } from '../zookeeper/zk-client';
 import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
 import {

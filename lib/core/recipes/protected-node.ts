@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateMode } from 'node-zookeeper-client';
+import { CreateMode } from '../zookeeper/zk-client';
 import { ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';

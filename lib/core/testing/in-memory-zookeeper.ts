@@ -5,9 +5,9 @@ import { JuteReader, JuteWriter } from './jute';
 /**
  * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
  * this library's client (sessions, ephemeral and sequential nodes, data/exists/child watches,
- * versions, session expiry). `ZkLockModule.forTest()` and `createTestLockClient()` run the real
- * lock engine against it, so tests without Java get the same recipes, order and errors as
- * production (docs/design.md §10). Not a ZooKeeper for anything but tests: one member, no disk,
+ * versions, session expiry). `ZkLockTestingModule.forRoot()` and plain tests (a ZkLockClient on
+ * its connectionString) run the real lock engine against it, so tests without Java get the same
+ * recipes, order and errors as production (docs/design.md §10). Not a ZooKeeper for anything but tests: one member, no disk,
  * no ACL checks.
  */
 export class InMemoryZooKeeper {

@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import { createServer, Server, TLSSocket, connect as tlsConnect } from 'node:tls';
-import * as zookeeper from 'node-zookeeper-client';
+import * as zookeeper from './zk-client';
 import type { ConnectFailure } from '../errors';
 import { makeTestCertificates, TestCertificates } from '../../../test/support/certs';
 import { describeTlsFailure, refusedForGood, useTlsSockets } from './tls-connect';

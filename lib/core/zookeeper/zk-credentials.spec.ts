@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { ACL } from 'node-zookeeper-client';
+import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
 import { ZkCredentials, withoutSecrets } from './zk-credentials';
 

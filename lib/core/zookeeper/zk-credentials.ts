@@ -1,7 +1,7 @@
 import type { ConnectionOptions, SecureContext } from 'node:tls';
 import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';
-import { ACL } from 'node-zookeeper-client';
+import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { connect as tlsConnect } from 'node:tls';
-import * as zookeeper from 'node-zookeeper-client';
+import * as zookeeper from './zk-client';
 import type { ConnectFailure } from '../errors';
 import { ZooKeeperAuthFailedError } from '../errors';
 import { ZkCode, ZkRequestError, codeOf, refusedAccess } from './zk-errors';

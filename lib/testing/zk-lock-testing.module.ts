@@ -10,16 +10,16 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/lock-client';
 import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import type { ZkLockClientOptions } from '../core/types';
-import { DistributedLockInterceptor } from './distributed-lock.interceptor';
-import { DistributedLockExplorer } from './distributed-lock.explorer';
-import { LockService } from './lock.service';
-import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
-import { ZK_LOCK_CLIENT } from './zk-lock.constants';
-import { ZkLockHealthIndicator } from './zk-lock.health';
-import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
-import { ZkLockTelemetry } from './zk-lock.telemetry';
+import { DistributedLockInterceptor } from '../nest/distributed-lock.interceptor';
+import { DistributedLockExplorer } from '../nest/distributed-lock.explorer';
+import { LockService } from '../nest/lock.service';
+import type { ZkLockModuleOptions } from '../nest/zk-lock-module-options.interface';
+import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/zk-lock.constants';
+import { ZkLockHealthIndicator } from '../nest/zk-lock.health';
+import { ZK_LOCK_MODULE_OPTIONS } from '../nest/zk-lock.module-definition';
+import { ZkLockTelemetry } from '../nest/zk-lock.telemetry';
 
-/** Options of `ZkLockModule.forTest()`: those of forRoot() but where ZooKeeper is. */
+/** Options of `ZkLockTestingModule.forRoot()`: those of ZkLockModule.forRoot() but where ZooKeeper is. */
 export type ZkLockTestOptions = Omit<
   ZkLockModuleOptions,
   'connectionString' | 'auth' | 'acl' | 'tls'
@@ -42,9 +42,16 @@ class InMemoryZooKeeperCloser implements OnApplicationShutdown {
   }
 }
 
+/**
+ * For unit tests without ZooKeeper, in place of `ZkLockModule.forRoot()`: the same module
+ * (LockService, decorators, events) on the real lock engine, connected to an in-memory ZooKeeper
+ * in this process (`InMemoryZooKeeper`, injectable: `expireSessions()` makes held locks lost).
+ * Close the testing module to stop it. Exported by `nestjs-zookeeper-lock/testing` only, so an
+ * application's import of the package never loads the in-memory server.
+ */
 @Module({})
 export class ZkLockTestingModule {
-  static register(options: ZkLockTestOptions = {}): DynamicModule {
+  static forRoot(options: ZkLockTestOptions = {}): DynamicModule {
     const { isGlobal, ...moduleOptions } = options;
     const providers: Provider[] = [
       {
@@ -52,6 +59,7 @@ export class ZkLockTestingModule {
         useValue: { telemetry: false, ...moduleOptions, connectionString: 'in-memory' },
       },
       { provide: InMemoryZooKeeper, useFactory: () => InMemoryZooKeeper.start() },
+      { provide: ZK_LOCK_OWN_SERVER, useExisting: InMemoryZooKeeper },
       {
         provide: ZK_LOCK_CLIENT,
         inject: [InMemoryZooKeeper],
