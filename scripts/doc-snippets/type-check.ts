@@ -29,11 +29,10 @@ const OPTIONS: ts.CompilerOptions = {
 };
 
 /**
- * The library's own declaration of its untyped dependency, and declarations for packages the
- * snippets show but this project does not install.
+ * Declarations for packages the snippets show but this project does not install (the library
+ * types its untyped dependency in a module of its own, lib/core/zookeeper/zk-client.ts).
  */
 const DECLARATIONS = [
-  join(REPO_ROOT, 'lib', 'core', 'zookeeper', 'node-zookeeper-client.d.ts'),
   join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'nestjs-config.d.ts'),
 ];
 
