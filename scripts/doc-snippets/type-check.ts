@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import { repoPath, REPO_ROOT } from './markdown-files';
@@ -20,21 +21,30 @@ const OPTIONS: ts.CompilerOptions = {
   skipLibCheck: true,
   noEmit: true,
   types: ['node'],
-  paths: {
-    'nestjs-zookeeper-lock': [join(REPO_ROOT, 'lib', 'index.ts')],
-    'nestjs-zookeeper-lock/core': [join(REPO_ROOT, 'lib', 'core', 'index.ts')],
-    'nestjs-zookeeper-lock/testing': [join(REPO_ROOT, 'lib', 'testing', 'index.ts')],
-    'nestjs-zookeeper-lock/core/testing': [join(REPO_ROOT, 'lib', 'core', 'testing', 'index.ts')],
-  },
+  paths: entrySources(),
 };
+
+/**
+ * `nestjs-zookeeper-lock` and each of its subpath exports (package.json `exports`), resolved to
+ * the source the entry's declarations are built from: `./dist/lib/core/index.d.ts` ->
+ * `lib/core/index.ts`.
+ */
+function entrySources(): Record<string, string[]> {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries<{ types?: string }>(pkg.exports)) {
+    if (!target.types) continue;
+    const source = target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts');
+    paths[join(pkg.name, subpath).split('\\').join('/')] = [join(REPO_ROOT, source)];
+  }
+  return paths;
+}
 
 /**
  * Declarations for packages the snippets show but this project does not install (the library
  * types its untyped dependency in a module of its own, lib/core/zookeeper/zk-client.ts).
  */
-const DECLARATIONS = [
-  join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'nestjs-config.d.ts'),
-];
+const DECLARATIONS = [join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'nestjs-config.d.ts')];
 
 export function typeCheckSnippets(snippets: Snippet[]): string[] {
   const virtual = new Map<string, Snippet>();
