@@ -198,9 +198,10 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   /**
-   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`
-   * with the same maxLeases. Laid out like Curator's InterProcessSemaphoreV2, so Java services
-   * share the limit (docs/design.md §7). Throws InvalidLockPathError/InvalidLockOptionsError now.
+   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`;
+   * an acquire with another maxLeases than the path's holders fails with LockModeError. Laid out
+   * like Curator's InterProcessSemaphoreV2, so Java services share the limit (docs/design.md, "The
+   * lock family"). Throws InvalidLockPathError/InvalidLockOptionsError now.
    */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
     return this.semaphores.open(path, options?.maxLeases);

@@ -2,6 +2,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import type { Stat } from '../zookeeper/zk-client';
 import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
+import { recordedLimit } from './semaphore-limit';
 import {
   ZkCode,
   ZkRequestError,
@@ -19,13 +20,17 @@ import {
  */
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 
-/** A persistent node with our marker as its data: created as a lock path, written by nobody since. */
+/**
+ * A persistent node with our marker as its data: created as a lock path, written by nobody since
+ * but a semaphore's acquirers (the leases node records their maxLeases, see semaphore-limit.ts).
+ */
 export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
-  return ZkSession.ownerOf(stat) === '0' && !!data && data.equals(LOCK_PATH_DATA);
+  if (ZkSession.ownerOf(stat) !== '0' || !data) return false;
+  return data.equals(LOCK_PATH_DATA) || recordedLimit(data) !== undefined;
 }
 
 /**
- * Creates `path` and its missing ancestors (persistent, marked: cleanup later removes the empty
+ * Creates `path` (its data `leafData`: a semaphore's limit record, or the marker) and its missing ancestors (persistent, marked: cleanup later removes the empty
  * ones by that marker). A create whose answer is lost (connection loss, request timeout) is sent
  * again once the session is usable (a node found existing then is fine). Another client may
  * remove an empty ancestor meanwhile (its cleanup): then start again. Rejects with SESSION_GONE
@@ -34,6 +39,7 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
 export async function ensureLockPath(
   session: ZkSession,
   path: string,
+  leafData: Buffer = LOCK_PATH_DATA,
   attempts = 10,
 ): Promise<void> {
   const segments = path.split('/').slice(1);
@@ -41,13 +47,19 @@ export async function ensureLockPath(
     const p = '/' + segments.slice(0, i).join('/');
     for (;;) {
       try {
-        await session.create(p, LOCK_PATH_DATA, CreateMode.PERSISTENT);
+        await session.create(
+          p,
+          i === segments.length ? leafData : LOCK_PATH_DATA,
+          CreateMode.PERSISTENT,
+        );
       } catch (err) {
         if (isInDoubt(err)) {
           if (await session.whenUsable()) continue;
           throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
         }
-        if (isNoNode(err) && attempts > 1) return ensureLockPath(session, path, attempts - 1);
+        if (isNoNode(err) && attempts > 1) {
+          return ensureLockPath(session, path, leafData, attempts - 1);
+        }
         if (!isNodeExists(err)) throw err;
       }
       break;

@@ -23,6 +23,8 @@ export class ProtectedNode {
     readonly dir: string,
     private readonly baseName: string,
     private readonly data: Buffer,
+    /** The data of `dir` if this node's create has to create it (see ensureLockPath). */
+    private readonly dirData?: Buffer,
   ) {}
 
   get path(): string {
@@ -42,7 +44,7 @@ export class ProtectedNode {
         return;
       } catch (err) {
         if (isNoNode(err)) {
-          await ensureLockPath(session, this.dir);
+          await ensureLockPath(session, this.dir, this.dirData);
           continue;
         }
         if (!isInDoubt(err)) throw err;

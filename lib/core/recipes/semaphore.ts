@@ -15,6 +15,7 @@ import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 import { waitUsable } from './contender';
 import { LEASE_NAME } from './lock-naming';
 import { ProtectedNode } from './protected-node';
+import { LeasesStamp, SemaphoreLimits, limitRecord } from './semaphore-limit';
 
 /** What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
@@ -48,6 +49,8 @@ class SessionEnded extends Error {}
 export class SemaphoreRecipe {
   private readonly leases = new Set<HeldLease>();
   private readonly busy = new Map<string, number>();
+  /** One maxLeases per path: in this process, and as recorded on the leases node. */
+  private readonly limits = new SemaphoreLimits();
   private readonly watches = new Map<
     string,
     { session: ZkSession; changed: Promise<void>; fire: () => void }
@@ -144,6 +147,7 @@ export class SemaphoreRecipe {
     if (signal?.aborted) throw new LockAbortedError(path, signal.reason);
     const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
     const leasesPath = `${lockPath}/${LEASES}`;
+    this.limits.use(path, leasesPath, maxLeases);
     this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
     const closed = new AbortController();
     this.waits.add(closed);
@@ -174,6 +178,7 @@ export class SemaphoreRecipe {
       }
     } finally {
       this.waits.delete(closed);
+      this.limits.unuse(leasesPath);
       this.done(leasesPath);
     }
   }
@@ -216,14 +221,24 @@ export class SemaphoreRecipe {
     const nodes: ProtectedNode[] = [];
     try {
       for (let i = 0; i < w.count; i++) {
-        const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData);
+        const node = new ProtectedNode(
+          w.leasesPath,
+          LEASE_NAME,
+          this.host.nodeData,
+          limitRecord(w.maxLeases),
+        );
         nodes.push(node);
+        const pending = i === 0 ? this.limits.readBeforeCreate(session, w.leasesPath) : undefined;
         await node.create(session);
-        for (;;) {
-          const { children, changed } = await this.list(session, w.leasesPath);
+        for (let claimed = i > 0; ;) {
+          const { children, changed, stamp } = await this.list(session, w.leasesPath);
           if (!children.includes(node.name!)) {
             await node.create(session); // deleted under us: queue the lease again
             continue;
+          }
+          if (!claimed) {
+            await this.limits.claim(session, w, stamp, pending, () => new SessionEnded());
+            claimed = true;
           }
           if (children.length <= w.maxLeases) {
             // Granted only on a session proven alive, like a lock (docs/design.md §2): a listing
@@ -250,6 +265,7 @@ export class SemaphoreRecipe {
     }
     const lease = new HeldLease(w.path, session, nodes, (l) => this.leaseEnded(l, w.leasesPath));
     this.leases.add(lease);
+    this.limits.use(w.path, w.leasesPath, w.maxLeases);
     this.busy.set(w.leasesPath, (this.busy.get(w.leasesPath) ?? 0) + 1);
     return lease;
   }
@@ -258,7 +274,7 @@ export class SemaphoreRecipe {
   private async list(
     session: ZkSession,
     leasesPath: string,
-  ): Promise<{ children: string[]; changed: Promise<void> }> {
+  ): Promise<{ children: string[]; changed: Promise<void>; stamp: LeasesStamp }> {
     for (;;) {
       try {
         return await this.listOnce(session, leasesPath);
@@ -273,11 +289,11 @@ export class SemaphoreRecipe {
   private async listOnce(
     session: ZkSession,
     leasesPath: string,
-  ): Promise<{ children: string[]; changed: Promise<void> }> {
+  ): Promise<{ children: string[]; changed: Promise<void>; stamp: LeasesStamp }> {
     const armed = this.watches.get(leasesPath);
     if (armed?.session === session) {
-      const { children } = await session.getChildren(leasesPath);
-      return { children, changed: armed.changed };
+      const { children, czxid, version } = await session.getChildren(leasesPath);
+      return { children, changed: armed.changed, stamp: { czxid, version } };
     }
     let fire!: () => void;
     const changed = new Promise<void>((resolve) => (fire = resolve));
@@ -287,11 +303,11 @@ export class SemaphoreRecipe {
       if (this.watches.get(leasesPath) === entry) this.watches.delete(leasesPath);
     };
     try {
-      const { children } = await session.getChildren(leasesPath, () => {
+      const { children, czxid, version } = await session.getChildren(leasesPath, () => {
         forget();
         fire();
       });
-      return { children, changed };
+      return { children, changed, stamp: { czxid, version } };
     } catch (err) {
       forget();
       throw err;
@@ -353,7 +369,9 @@ export class SemaphoreRecipe {
   }
 
   private leaseEnded(lease: HeldLease, leasesPath: string): void {
-    if (this.leases.delete(lease)) this.done(leasesPath);
+    if (!this.leases.delete(lease)) return;
+    this.limits.unuse(leasesPath);
+    this.done(leasesPath);
   }
 
   /**

@@ -39,6 +39,7 @@ export interface Client extends EventEmitter {
     cb: (err: any, path: string) => void,
   ): void;
   remove(path: string, version: number, cb: (err: any) => void): void;
+  setData(path: string, data: Buffer, version: number, cb: (err: any) => void): void;
   exists(
     path: string,
     watcher: Watcher | undefined,

@@ -36,6 +36,8 @@ export interface Listing {
   czxid: bigint;
   /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
   cversion: number;
+  /** Its data version (with czxid, it tells whether the node's data changed since a read). */
+  version: number;
 }
 
 /**
@@ -238,6 +240,11 @@ export class ZkSession extends EventEmitter {
     );
   }
 
+  /** Writes `data` to `path` if the node is still at `version` (BAD_VERSION otherwise). */
+  setData(path: string, data: Buffer, version: number): Promise<void> {
+    return this.call('setData', path, (cb) => this.client.setData(path, data, version, cb));
+  }
+
   /** Deletes `path`; with a `version`, only if the node is still at that version. */
   remove(path: string, version = -1): Promise<void> {
     return this.call('delete', path, (cb) => this.client.remove(path, version, cb));
@@ -249,7 +256,12 @@ export class ZkSession extends EventEmitter {
       path,
       (cb) => this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
     );
-    return { children, czxid: stat.czxid.readBigUInt64BE(0), cversion: stat.cversion };
+    return {
+      children,
+      czxid: stat.czxid.readBigUInt64BE(0),
+      cversion: stat.cversion,
+      version: stat.version,
+    };
   }
 
   /**
