@@ -159,6 +159,20 @@ export function describeLockContract(name: string, backend: () => ContractBacken
       await Promise.all([second.release(), third.release()]);
     });
 
+    it('refuses a second maxLeases on a semaphore path, in one client and across clients', async () => {
+      const [a, b] = [await client(), await client()];
+      const held = await a.semaphore('/sem-limit', { maxLeases: 1 }).acquire();
+      for (const other of [a, b]) {
+        const error = await other
+          .semaphore('/sem-limit', { maxLeases: 2 })
+          .acquire({ waitTimeoutMs: 5_000 })
+          .catch((e: Error) => e);
+        expect(error).toBeInstanceOf(LockModeError);
+        expect((error as Error).message).toMatch(/maxLeases 1 .*maxLeases 2/);
+      }
+      await held.release();
+    });
+
     it('takes several paths all or nothing', async () => {
       const [a, b] = [await client(), await client()];
       const held: LockHandle = await b.acquire('/multi/b');
