@@ -30,11 +30,11 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
 }
 
 /**
- * Creates `path` (its data `leafData`: a semaphore's limit record, or the marker) and its missing ancestors (persistent, marked: cleanup later removes the empty
- * ones by that marker). A create whose answer is lost (connection loss, request timeout) is sent
- * again once the session is usable (a node found existing then is fine). Another client may
- * remove an empty ancestor meanwhile (its cleanup): then start again. Rejects with SESSION_GONE
- * when the session ends.
+ * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
+ * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
+ * whose answer is lost (connection loss, request timeout) is sent again once the session is
+ * usable (a node found existing then is fine). Another client may remove an empty ancestor
+ * meanwhile (its cleanup): then start again. Rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,

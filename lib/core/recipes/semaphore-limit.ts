@@ -90,7 +90,7 @@ export class SemaphoreLimits {
     const entry = this.byPath.get(w.leasesPath);
     if (!entry) return;
     if (entry.verified === stampOf(listed)) return; // our record, unchanged since
-    let read = pending ? await pending : 'again';
+    let read = pending ? await pending : 'again'; // 'again': read it now
     let own = pending ? 0 : 1; // a pending read was answered before our create
     for (;;) {
       if (read === 'again' && !(await session.whenUsable())) throw sessionEnded();
