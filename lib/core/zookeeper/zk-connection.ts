@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import type { ConnectionState } from '../types';
 import {
@@ -25,6 +26,14 @@ export class ZkConnection extends EventEmitter {
   afterStall = false;
   /** Set when the servers refused our credentials: no new session is tried (it would fail too). */
   failure?: ZooKeeperAuthFailedError;
+  /**
+   * Runs a function in the async context this connection was opened in. A session is often
+   * found lost inside a caller's `withLock` scope (its assertHeld() applies the clock): the new
+   * session, its socket and timers, and the loss reported to listeners must not inherit that
+   * scope, or a listener that takes a lock would see the scope's holds as its own
+   * (docs/design.md "Ownership and batching inside one process").
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
@@ -117,16 +126,18 @@ export class ZkConnection extends EventEmitter {
     });
     session.on('suspended', () => this.setState('SUSPENDED'));
     session.on('reconnected', () => this.setState('RECONNECTED'));
-    session.on('lost', (reason: 'session-expired' | 'connection-lost') => {
-      if (this.closed) return;
-      this.setState('LOST');
-      this.afterStall = session.lostToStall;
-      this.failure = session.authFailure;
-      this.emit('session-lost', session, reason);
-      if (this.failure) return; // the same credentials would be refused again: never retry
-      this.session = this.newSession();
-      this.emit('session', this.session);
-    });
+    session.on('lost', (reason: 'session-expired' | 'connection-lost') =>
+      this.detached(() => {
+        if (this.closed) return;
+        this.setState('LOST');
+        this.afterStall = session.lostToStall;
+        this.failure = session.authFailure;
+        this.emit('session-lost', session, reason);
+        if (this.failure) return; // the same credentials would be refused again: never retry
+        this.session = this.newSession();
+        this.emit('session', this.session);
+      }),
+    );
     session.start();
     return session;
   }
