@@ -10,6 +10,7 @@ describe('SessionClock', () => {
       onStuckConnecting: () => calls.push('stuck'),
       onExpiredByClock: () => calls.push('expired'),
       onStall: () => calls.push('stall'),
+      onQuiet: () => calls.push('quiet'),
     };
     const clock = new SessionClock(TIMEOUT, handlers);
     const t0 = Date.now();
@@ -29,7 +30,18 @@ describe('SessionClock', () => {
   it('drops a connected socket silent past 2/3 of the timeout (half-open), without loss', () => {
     const { clock, calls, t0 } = setup();
     for (let t = t0 + 250; t <= t0 + 2_400; t += 250) clock.tick(t);
-    expect(calls).toEqual(['silent']);
+    expect(calls.filter((c) => c !== 'quiet')).toEqual(['silent']);
+  });
+
+  it('asks the server once no answer came for half the timeout (notifications keep pings away)', () => {
+    const { clock, calls, t0 } = setup();
+    for (let t = t0 + 250; t < t0 + TIMEOUT / 2; t += 250) clock.tick(t);
+    expect(calls).toEqual([]);
+    clock.tick(t0 + TIMEOUT / 2 + 10);
+    expect(calls).toEqual(['quiet']);
+    clock.heard(t0 + TIMEOUT / 2 + 20); // its answer
+    clock.tick(t0 + TIMEOUT / 2 + 30);
+    expect(calls).toEqual(['quiet']);
   });
 
   it('does not count data read right after a stall as news, until a later request is answered', () => {

@@ -10,6 +10,12 @@ export interface SessionClockHandlers {
    * socket all along. Send a request: only a reply to a request sent from now on proves life.
    */
   onStall(): void;
+  /**
+   * Connected, but no answer for half the session timeout: send a request. node-zookeeper-client
+   * pings only when the socket is idle both ways, and watch notifications (which prove nothing)
+   * keep it busy.
+   */
+  onQuiet(): void;
 }
 
 /**
@@ -57,7 +63,7 @@ export class SessionClock {
     this.timer = undefined;
   }
 
-  /** Data from the server was read just now. */
+  /** An answer to one of our requests was read just now (never a watch notification). */
   heard(now = Date.now()): void {
     if (this.noticeStall(now) || this.untrusted) return;
     this.lastHeard = now;
@@ -120,6 +126,8 @@ export class SessionClock {
       if (silence > this.safeWindowMs) {
         this.isConnected = false;
         this.handlers.onSilent();
+      } else if (silence > this.timeoutMs / 2) {
+        this.handlers.onQuiet();
       }
       return;
     }

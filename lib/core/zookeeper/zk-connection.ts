@@ -34,6 +34,8 @@ export class ZkConnection extends EventEmitter {
    * (docs/design.md "Ownership and batching inside one process").
    */
   private readonly detached = AsyncLocalStorage.snapshot();
+  /** Lost sessions still closing themselves (see close()). */
+  private readonly lostSessions = new Set<ZkSession>();
 
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
@@ -111,7 +113,9 @@ export class ZkConnection extends EventEmitter {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.session.close();
+    // A lost session still closes itself in the background (ZkSession.markLost), within its
+    // session timeout: wait for it too, so nothing of this connection outlives close().
+    await Promise.all([this.session.close(), ...[...this.lostSessions].map((s) => s.close())]);
     this.setState('CLOSED');
     this.removeAllListeners();
   }
@@ -132,6 +136,8 @@ export class ZkConnection extends EventEmitter {
         this.setState('LOST');
         this.afterStall = session.lostToStall;
         this.failure = session.authFailure;
+        this.lostSessions.add(session);
+        session.once('closed', () => this.lostSessions.delete(session));
         this.emit('session-lost', session, reason);
         if (this.failure) return; // the same credentials would be refused again: never retry
         this.session = this.newSession();

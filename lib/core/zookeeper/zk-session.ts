@@ -99,6 +99,7 @@ export class ZkSession extends EventEmitter {
       onStuckConnecting: () => this.dropSocket(),
       onExpiredByClock: () => this.markLost('connection-lost'),
       onStall: () => process.nextTick(() => this.probe()),
+      onQuiet: () => this.probe(),
     });
     this.credentials = options.credentials ?? ZkCredentials.none;
     if (this.credentials.usesTls) {
@@ -542,7 +543,8 @@ export class ZkSession extends EventEmitter {
 
   /**
    * Hooks into the client's connection manager (per instance, not its prototype):
-   * - every frame from the server feeds our liveness clock;
+   * - every answer to a request of ours (a reply, a ping reply; not a watch notification)
+   *   feeds our liveness clock;
    * - a frame the client cannot parse (an error code missing from its table throws) drops the
    *   socket instead of crashing the process, and the session reconnects. The request that
    *   reply was for is never called back and times out (REQUEST_TIMEOUT); those sent behind it
@@ -561,8 +563,10 @@ export class ZkSession extends EventEmitter {
     };
     const onData = cm.onSocketData;
     cm.onSocketData = (buffer: Buffer) => {
-      this.clock.heard();
       const frames: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, buffer]) : buffer;
+      // Only an answer to one of our requests proves the server hears us: a watch notification
+      // keeps coming while our own bytes are lost (docs/design.md "What holding means").
+      if (answersRequest(frames)) this.clock.heard();
       try {
         onData.call(cm, buffer);
       } catch {
@@ -610,6 +614,24 @@ const DECODABLE = new Set([
   0, -1, -2, -3, -4, -5, -6, -7, -8, -100, -101, -102, -103, -108, -110, -111, -112, -113, -114,
   -115,
 ]);
+
+/** xid of a watch notification: sent by the server on its own, it answers nothing of ours. */
+const NOTIFICATION_XID = -1;
+
+/**
+ * Whether the complete frames at the start of `frames` include an answer to one of our requests
+ * (int32 length, then int32 xid: a reply, a ping reply (-2), or the ConnectResponse, which
+ * starts with a protocol version of 0), as opposed to watch notifications only.
+ */
+function answersRequest(frames: Buffer): boolean {
+  for (let at = 0; at + 8 <= frames.length;) {
+    const length = frames.readInt32BE(at);
+    if (length < 4 || at + 4 + length > frames.length) return false; // incomplete (or garbage)
+    if (frames.readInt32BE(at + 4) !== NOTIFICATION_XID) return true;
+    at += 4 + length;
+  }
+  return false;
+}
 
 /** The first undecodable error code among the reply frames (int32 length, xid, zxid, err). */
 function undecodableCode(frames: Buffer): number | undefined {

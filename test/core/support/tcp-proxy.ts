@@ -4,6 +4,8 @@
  * refuses new ones (the client sees a disconnect, its session lives on the server until it
  * expires), unblock() lets it reconnect. holdRequests() keeps the connections up but holds what
  * clients send (the server answers nothing, the socket stays live) until releaseRequests().
+ * dropRequests() discards what clients send (one-way loss: the server still sends, e.g. watch
+ * notifications) until passRequests().
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
@@ -12,6 +14,7 @@ export class TcpProxy {
   private blocked = false;
   private holding = false;
   private muted = false;
+  private dropping = false;
   /** Frames held per upstream socket, in order. */
   private readonly held = new Map<Socket, Buffer[]>();
   /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
@@ -65,6 +68,14 @@ export class TcpProxy {
     this.muted = false;
   }
 
+  dropRequests(): void {
+    this.dropping = true;
+  }
+
+  passRequests(): void {
+    this.dropping = false;
+  }
+
   holdRequests(): void {
     this.holding = true;
   }
@@ -104,7 +115,9 @@ export class TcpProxy {
       while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
         const frame = pending.subarray(0, 4 + pending.readInt32BE(0));
         pending = pending.subarray(frame.length);
-        if (!this.holding) {
+        if (this.dropping) {
+          // lost on the way: the server never reads it
+        } else if (!this.holding) {
           upstream.write(frame);
           if (!handshake) this.afterRequest?.(frame.readInt32BE(8));
         } else {
