@@ -20,3 +20,7 @@ export { ZkLockHealthIndicator } from './nest/zk-lock.health';
 export { ZkLockTelemetry } from './nest/zk-lock.telemetry';
 export type { ZkLockHealthResult } from './nest/zk-lock.health';
 export { toHttpError } from './nest/lock-errors.http';
+export { lockErrorInfo } from './nest/lock-errors.codes';
+export type { LockErrorInfo } from './nest/lock-errors.codes';
+export { LockErrorsInterceptor } from './nest/lock-errors.interceptor';
+export { LockErrorsFilter } from './nest/lock-errors.filter';

@@ -45,17 +45,22 @@ export class LockModeError extends ZkLockError {
   }
 }
 
-/** `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. */
+/**
+ * `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. `advice`
+ * fits how the lock was taken (the NestJS decorator gives its own options).
+ */
 export class LockTimeoutError extends ZkLockError {
   constructor(
     readonly path: string,
     readonly waitTimeoutMs: number,
     readonly holdersAhead: number,
+    advice = 'Raise waitTimeoutMs, shorten the work done under this lock, or use tryAcquire to skip when busy.',
+    options?: { cause?: unknown },
   ) {
     super(
       `Timed out after ${waitTimeoutMs} ms waiting for lock "${path}" ` +
-        `(${holdersAhead} ${holdersAhead === 1 ? 'holder' : 'holders'} ahead). ` +
-        'Raise waitTimeoutMs, shorten the work done under this lock, or use tryAcquire to skip when busy.',
+        `(${holdersAhead} ${holdersAhead === 1 ? 'holder' : 'holders'} ahead). ${advice}`,
+      options,
     );
   }
 }

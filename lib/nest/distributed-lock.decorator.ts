@@ -5,7 +5,7 @@ import {
 } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Logger, UseInterceptors } from '@nestjs/common';
-import { InvalidLockPathError, ZkLockError } from '../core/errors';
+import { InvalidLockPathError, LockTimeoutError, ZkLockError } from '../core/errors';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { parseKeyTemplate } from './key-template';
@@ -89,7 +89,10 @@ export function DistributedLock(
           response,
           linger,
           onLostBeforeResult,
-        }).then((value) => (value === SKIPPED ? skippedValue(returnType) : value));
+        }).then(
+          (value) => (value === SKIPPED ? skippedValue(returnType) : value),
+          (err: unknown) => Promise.reject(withDecoratorAdvice(err, where)),
+        );
       } catch (err) {
         return Promise.reject(err);
       }
@@ -111,6 +114,26 @@ export function DistributedLock(
 }
 
 const logger = new Logger('DistributedLock');
+
+/** Timeouts already given the advice of the decorated method they came from. */
+const advised = new WeakSet<LockTimeoutError>();
+
+/**
+ * A timeout of a decorated method, with advice a decorator user can follow (the core's speaks
+ * of tryAcquire); the same class, the core's error as its cause. Once: the outermost
+ * decorated caller keeps the advice of the method whose lock was busy.
+ */
+function withDecoratorAdvice(err: unknown, where: string): unknown {
+  if (!(err instanceof LockTimeoutError) || advised.has(err)) return err;
+  const advice =
+    `Raise waitTimeoutMs of @DistributedLock on ${where} (or the module's waitTimeoutMs), ` +
+    "shorten the work done under this lock, or set onBusy: 'skip' to skip the call when busy.";
+  const mapped = new LockTimeoutError(err.path, err.waitTimeoutMs, err.holdersAhead, advice, {
+    cause: err,
+  });
+  advised.add(mapped);
+  return mapped;
+}
 
 function logLost(where: string, path: string | string[], reason: unknown): void {
   logger.error(

@@ -8,7 +8,12 @@ import {
   ZooKeeperUnavailableError,
 } from '../core/errors';
 
-/** A lock error as every transport reports it: a stable code and the HTTP status it maps to. */
+/**
+ * A lock error as every transport reports it to a client: a stable code, the HTTP status it maps
+ * to, a short public message and, where it helps the client, the lock's name (the path the
+ * application gave, never the namespace or the ZooKeeper address). The developer's message, with
+ * the limit hit and what to do, stays on the error and goes to the log.
+ */
 export interface LockErrorInfo {
   code:
     | 'INVALID_LOCK_PATH'
@@ -18,6 +23,7 @@ export interface LockErrorInfo {
     | 'LOCK_ACCESS_DENIED';
   status: 400 | 409 | 503 | 500;
   message: string;
+  lock?: string;
 }
 
 /**
@@ -27,20 +33,28 @@ export interface LockErrorInfo {
  * anything else (the method's own errors pass through unchanged).
  */
 export function lockErrorInfo(error: unknown): LockErrorInfo | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { message } = error;
-  if (error instanceof InvalidLockPathError)
-    return { code: 'INVALID_LOCK_PATH', status: 400, message };
-  if (error instanceof LockTimeoutError) return { code: 'LOCK_TIMEOUT', status: 409, message };
-  if (error instanceof LockLostError) return { code: 'LOCK_LOST', status: 503, message };
+  if (error instanceof InvalidLockPathError) {
+    const message = 'The request does not give a valid value for the lock it needs.';
+    return { code: 'INVALID_LOCK_PATH', status: 400, message, lock: error.path };
+  }
+  if (error instanceof LockTimeoutError) {
+    const message = 'The resource is busy: another request holds its lock. Try again later.';
+    return { code: 'LOCK_TIMEOUT', status: 409, message, lock: error.path };
+  }
+  if (error instanceof LockLostError) {
+    const message = 'The lock was lost while the request ran. Try again.';
+    return { code: 'LOCK_LOST', status: 503, message, lock: error.path };
+  }
   if (
     error instanceof ZooKeeperUnavailableError ||
     error instanceof ZooKeeperAuthFailedError ||
     error instanceof ClientClosedError
   ) {
+    const message = 'The lock service is unavailable. Try again later.';
     return { code: 'ZOOKEEPER_UNAVAILABLE', status: 503, message };
   }
-  if (error instanceof LockAccessDeniedError)
-    return { code: 'LOCK_ACCESS_DENIED', status: 500, message };
+  if (error instanceof LockAccessDeniedError) {
+    return { code: 'LOCK_ACCESS_DENIED', status: 500, message: 'Internal server error' };
+  }
   return undefined;
 }

@@ -9,7 +9,7 @@ import { lockErrorInfo, LockErrorInfo } from './lock-errors.codes';
 
 const EXCEPTIONS: Record<
   LockErrorInfo['status'],
-  new (message: string, options: object) => HttpException
+  new (body: object, options: object) => HttpException
 > = {
   400: BadRequestException,
   409: ConflictException,
@@ -20,12 +20,14 @@ const EXCEPTIONS: Record<
 /**
  * Maps the core's errors to HTTP: a missing template value is the client's fault (400), a busy
  * lock is a conflict (409), and ZooKeeper trouble or a lost lock is ours (503); a lock node
- * whose ACL refuses this service is a misconfiguration (500). Other errors, including the
- * handler's own HttpExceptions, pass through unchanged. The classification is the one every
- * transport shares (lock-errors.codes.ts).
+ * whose ACL refuses this service is a misconfiguration (500). The body is for the client:
+ * `{ statusCode, code, message, lock? }` (lock-errors.codes.ts); the core's error is the cause.
+ * Other errors, including the handler's own HttpExceptions, pass through unchanged.
  */
 export function toHttpError(error: unknown): unknown {
   if (error instanceof HttpException) return error;
   const info = lockErrorInfo(error);
-  return info ? new EXCEPTIONS[info.status](info.message, { cause: error }) : error;
+  if (!info) return error;
+  const { status, ...rest } = info;
+  return new EXCEPTIONS[status]({ statusCode: status, ...rest }, { cause: error });
 }

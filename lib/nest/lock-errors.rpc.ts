@@ -2,7 +2,7 @@ import { lockErrorInfo } from './lock-errors.codes';
 
 /**
  * Maps the core's errors on a microservice handler (`@MessagePattern`, `@EventPattern`) to an
- * `RpcException` whose error is `{ code, status, message }` (lock-errors.codes.ts), which the
+ * `RpcException` whose error is `{ code, status, message, lock? }` (lock-errors.codes.ts), which the
  * client's Observable errors with. Other errors pass through unchanged. `@nestjs/microservices`
  * is loaded only here, when a call runs on an RPC transport (an optional peer).
  */

@@ -83,9 +83,9 @@ describe('ZkLockEventLogger: onBusy skips', () => {
 
   afterEach(() => jest.restoreAllMocks());
 
-  it('logs a skip and the one try before it at debug level, a real timeout at warn', () => {
+  it('logs a skip, the one try before it and a timeout at verbose level (per-lock lines)', () => {
     lines.length = 0;
-    for (const level of ['debug', 'warn', 'error'] as const) {
+    for (const level of ['verbose', 'debug', 'warn', 'error'] as const) {
       jest
         .spyOn(Logger.prototype, level)
         .mockImplementation((...args: unknown[]) => void lines.push(`${level} ${args[0]}`));
@@ -98,9 +98,9 @@ describe('ZkLockEventLogger: onBusy skips', () => {
     client.emit('timeout', { path: '/jobs/nightly', waitTimeoutMs: 500 });
     logger.stop();
     expect(lines).toEqual([
-      'debug Tried "/jobs/nightly" once: busy',
-      `debug Skipped Reports.nightly: "/jobs/nightly" is busy (onBusy: 'skip')`,
-      'warn Gave up waiting for "/jobs/nightly" after 500 ms (busy)',
+      'verbose Tried "/jobs/nightly" once: busy',
+      `verbose Skipped Reports.nightly: "/jobs/nightly" is busy (onBusy: 'skip')`,
+      'verbose Gave up waiting for "/jobs/nightly" after 500 ms (busy)',
     ]);
   });
 });

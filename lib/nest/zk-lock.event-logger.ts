@@ -5,27 +5,34 @@ import type { ConnectionState, LockEvents } from '../core/types';
 /** The events it logs ('waiting' and 'waited' are for metrics and traces). */
 type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
 
-/** Logs the client's events through Nest's Logger: debug, warn on trouble, error on loss. */
+/**
+ * Logs the client's events through Nest's Logger: each lock's lines (acquired, released, busy,
+ * skipped, a wait given up) at verbose, which Nest does not print by default; connection trouble
+ * at warn, a loss at error. A timeout's full message, with its advice, is logged where it is
+ * answered (lock-errors.transport.ts) or reaches the caller.
+ */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
   private readonly listeners: { [E in LoggedEvent]: (payload: LockEvents[E]) => void } = {
     acquired: (e) =>
-      this.logger.debug(
+      this.logger.verbose(
         `Acquired "${e.path}" after ${e.waitMs} ms (fencing token ${e.fencingToken}` +
           `${e.reentrant ? ', re-entered' : ''})`,
       ),
-    released: (e) => this.logger.debug(`Released "${e.path}" after holding it ${e.holdMs} ms`),
+    released: (e) => this.logger.verbose(`Released "${e.path}" after holding it ${e.holdMs} ms`),
     // waitTimeoutMs 0 is a try that found the lock busy (onBusy: 'skip'): no trouble.
     timeout: (e) =>
-      e.waitTimeoutMs === 0
-        ? this.logger.debug(`Tried "${e.path}" once: busy`)
-        : this.logger.warn(`Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`),
+      this.logger.verbose(
+        e.waitTimeoutMs === 0
+          ? `Tried "${e.path}" once: busy`
+          : `Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`,
+      ),
     lost: (e) =>
       e.error.reason === 'client-closed'
         ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
         : this.logger.error(e.error.message),
     state: (state) => this.logState(state),
-    skipped: (e) => this.logger.debug(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
+    skipped: (e) => this.logger.verbose(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
   };
   private started = false;
   /** A LOST since the last (re)connect: the next session is a new one. */

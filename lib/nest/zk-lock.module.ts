@@ -4,6 +4,7 @@ import { ZkLockClient } from '../core/lock-client';
 import { DistributedLockInterceptor } from './distributed-lock.interceptor';
 import { DistributedLockExplorer } from './distributed-lock.explorer';
 import { LockService } from './lock.service';
+import { lockErrorProviders } from './lock-errors.providers';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
@@ -37,6 +38,7 @@ const clientProvider: Provider = {
     DistributedLockInterceptor,
     ZkLockHealthIndicator,
     ZkLockTelemetry,
+    ...lockErrorProviders,
   ],
   exports: [ZK_LOCK_CLIENT, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
 })

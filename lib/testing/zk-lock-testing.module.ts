@@ -13,6 +13,7 @@ import type { ZkLockClientOptions } from '../core/types';
 import { DistributedLockInterceptor } from '../nest/distributed-lock.interceptor';
 import { DistributedLockExplorer } from '../nest/distributed-lock.explorer';
 import { LockService } from '../nest/lock.service';
+import { lockErrorProviders } from '../nest/lock-errors.providers';
 import type { ZkLockModuleOptions } from '../nest/zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/zk-lock.constants';
 import { ZkLockHealthIndicator } from '../nest/zk-lock.health';
@@ -82,6 +83,7 @@ export class ZkLockTestingModule {
       DistributedLockInterceptor,
       ZkLockHealthIndicator,
       ZkLockTelemetry,
+      ...lockErrorProviders,
     ];
     return {
       module: ZkLockTestingModule,

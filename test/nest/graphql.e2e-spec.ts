@@ -64,7 +64,17 @@ describe('@DistributedLock on GraphQL resolvers, 3 instances', () => {
       error = (await gql(1, 'mutation { hold(key: "g", ms: 0) }')).errors?.[0];
     }
     expect(error?.extensions).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409 });
-    expect(error?.message).toContain('"/held/g"');
+    expect(error?.extensions).toMatchObject({ lock: '/held/g' });
     expect((await holding).data).toEqual({ hold: 'g' });
+  });
+
+  it('answers the same when a plain resolver calls a locked service (issue #21 §1)', async () => {
+    const holding = gql(0, 'mutation { hold(key: "q", ms: 5000) }');
+    let error: { extensions: { code: string; status: number } } | undefined;
+    for (let attempt = 0; attempt < 100 && !error; attempt++) {
+      error = (await gql(1, 'mutation { holdPlain(key: "q", ms: 0) }')).errors?.[0];
+    }
+    expect(error?.extensions).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409, lock: '/held/q' });
+    expect((await holding).data).toEqual({ hold: 'q' });
   });
 });

@@ -17,7 +17,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { map, Observable, throwError, timer } from 'rxjs';
 import request from 'supertest';
 import { DistributedLock, LockService, ZkLockClient } from '../../lib';
-import { testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
+import { captureLogs, testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
 import { scaled } from '../support/time-scale';
 
 /** What the pipe saw: was the request's lock held when it ran? */
@@ -201,8 +201,11 @@ describe('@DistributedLock on a controller handler', () => {
 
   it('answers 400 and locks nothing when a template value is missing', async () => {
     const res = await request(server()).post('/orders/5/missing').send({}).expect(400);
-    expect(res.body.message).toContain('<body.reason> is missing');
-    expect(res.body.message).toContain('"/locks/order:<params.id>/<body.reason>"'); // the template
+    // The template names the value the client did not send.
+    expect(res.body).toMatchObject({
+      code: 'INVALID_LOCK_PATH',
+      lock: '/locks/order:<params.id>/<body.reason>',
+    });
     expect(acquiredPaths()).toEqual([]);
   });
 
@@ -227,7 +230,7 @@ describe('@DistributedLock on a controller handler', () => {
     const handle = await other.acquire('/locks/int:42');
     try {
       const res = await request(server()).post('/orders/042/int').expect(409);
-      expect(res.body.message).toContain('"/locks/int:42"');
+      expect(res.body).toMatchObject({ code: 'LOCK_TIMEOUT', lock: '/locks/int:42' });
     } finally {
       await handle.release();
     }
@@ -261,10 +264,17 @@ describe('@DistributedLock on a controller handler', () => {
   it("answers 409 after the module's waitTimeoutMs when the handler sets none", async () => {
     const handle = await other.acquire('/locks/default-wait:1');
     try {
-      const res = await request(server()).post('/orders/1/default-wait').expect(409);
-      expect(res.body.message).toContain(
-        `after ${MODULE_WAIT_MS} ms waiting for lock "/locks/default-wait:1"`,
-      );
+      const logs = captureLogs();
+      try {
+        const res = await request(server()).post('/orders/1/default-wait').expect(409);
+        expect(res.body).toMatchObject({ code: 'LOCK_TIMEOUT', lock: '/locks/default-wait:1' });
+        // The developer's message, with the wait, goes to the log.
+        expect(logs.lines.map((l) => l.message).join('\n')).toContain(
+          `after ${MODULE_WAIT_MS} ms waiting for lock "/locks/default-wait:1"`,
+        );
+      } finally {
+        logs.restore();
+      }
     } finally {
       await handle.release();
     }
@@ -313,9 +323,23 @@ describe('@DistributedLock on a controller handler', () => {
   it('answers 409 naming the path and the wait when the lock stays busy', async () => {
     const handle = await other.acquire('/locks/busy:1');
     try {
-      const res = await request(server()).post('/orders/1/busy').expect(409);
-      expect(res.body.message).toContain('"/locks/busy:1"');
-      expect(res.body.message).toContain('300 ms');
+      const logs = captureLogs();
+      try {
+        const res = await request(server()).post('/orders/1/busy').expect(409);
+        expect(res.body).toEqual({
+          statusCode: 409,
+          code: 'LOCK_TIMEOUT',
+          message: expect.any(String),
+          lock: '/locks/busy:1',
+        });
+        const logged = logs.lines.filter(
+          (l) => l.message.includes('"/locks/busy:1"') && l.level !== 'verbose',
+        );
+        expect(logged).toEqual([expect.objectContaining({ level: 'warn', stack: false })]);
+        expect(logged[0].message).toContain('300 ms');
+      } finally {
+        logs.restore();
+      }
     } finally {
       await handle.release();
     }

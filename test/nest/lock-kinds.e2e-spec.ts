@@ -6,7 +6,14 @@
 import { Body, Controller, Get, Injectable, Param, Post } from '@nestjs/common';
 import request from 'supertest';
 import { DistributedLock, DistributedSemaphore, ZkLockClient, ZkLockError } from '../../lib';
-import { Gate, testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
+import {
+  captureLogs,
+  Gate,
+  testNamespace,
+  useLockApp,
+  waitFor,
+  zkConnect,
+} from './support/nest-app';
 
 /** Counts callers inside, and the most at once. */
 class Inside {
@@ -147,8 +154,14 @@ describe('decorator forms of the lock family', () => {
       [{}, 'body.items is missing; send a list'],
       [{ items: [{ productId: 'p1' }, { sku: 'p2' }] }, 'element 1 of body.items'],
     ] as const) {
-      const res = await request(server).post('/catalog/orders').send(body).expect(400);
-      expect(res.body.message).toContain(reason);
+      const logs = captureLogs();
+      try {
+        const res = await request(server).post('/catalog/orders').send(body).expect(400);
+        expect(res.body).toMatchObject({ code: 'INVALID_LOCK_PATH' });
+        expect(logs.lines.map((l) => l.message).join('\n')).toContain(reason);
+      } finally {
+        logs.restore();
+      }
     }
     expect(inside.now).toBe(0);
   });

@@ -75,7 +75,7 @@ describe('a lock lost while the handler runs', () => {
     await removeNode(`${namespace}/jobs/7/${inspection.holder!.name}`);
     const res = await response;
     expect(res.status).toBe(503);
-    expect(res.body.message).toContain('Lost lock "/jobs/7" (node-deleted)');
+    expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/jobs/7' });
     expect(lost.map((e) => e.path)).toEqual(['/jobs/7']);
     expect(errors.some((m) => m.includes('JobsController.run lost lock "/jobs/7"'))).toBe(true);
   });

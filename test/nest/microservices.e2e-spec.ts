@@ -109,8 +109,20 @@ describe('@DistributedLock on a TCP microservice, 3 instances', () => {
         (err: unknown) => err,
       );
     }
-    expect(error).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409 });
-    expect((error as { message: string }).message).toContain('"/held/k"');
+    expect(error).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409, lock: '/held/k' });
     expect(await holding).toBe('held k');
+  });
+
+  it('answers the same when a plain handler calls a locked service (issue #21 §1)', async () => {
+    const holding = send(0, 'hold', { key: 'p', ms: 5_000 });
+    let error: unknown;
+    for (let attempt = 0; attempt < 100 && !error; attempt++) {
+      error = await send(1, 'hold-plain', { key: 'p', ms: 0 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    }
+    expect(error).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409, lock: '/held/p' });
+    expect(await holding).toBe('held p');
   });
 });

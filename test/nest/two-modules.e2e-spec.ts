@@ -124,6 +124,6 @@ describe('forRoot() imported in each of two modules', () => {
 
   it('does not share a lock between the two sessions: the service waits for the handler', async () => {
     const res = await request(app.getHttpServer()).post('/sku/c').expect(409);
-    expect(res.body.message).toContain('waiting for lock "/sku/c"');
+    expect(res.body).toMatchObject({ code: 'LOCK_TIMEOUT', lock: '/sku/c' });
   });
 });

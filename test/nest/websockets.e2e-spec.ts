@@ -68,8 +68,23 @@ describe('@DistributedLock on a WebSocket gateway, 3 instances', () => {
       sockets[1].send(JSON.stringify({ event: 'hold', data: { key: 'w', ms: 0 } }));
       await waitFor(() => replies[1].length > before, 'an answer to the second hold');
     }
-    expect(exception()?.data).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409 });
-    expect(exception()?.data.message).toContain('"/held/w"');
+    expect(exception()?.data).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409, lock: '/held/w' });
     await waitFor(() => replies[0].some((r) => r.event === 'held'), 'the first hold to end');
+  });
+
+  it('sends the same when a plain handler calls a locked service (issue #21 §1)', async () => {
+    replies[1].length = 0;
+    sockets[0].send(JSON.stringify({ event: 'hold', data: { key: 'v', ms: 5_000 } }));
+    const exception = () => replies[1].find((r) => r.event === 'exception');
+    for (let attempt = 0; attempt < 100 && !exception(); attempt++) {
+      const before = replies[1].length;
+      sockets[1].send(JSON.stringify({ event: 'hold-plain', data: { key: 'v', ms: 0 } }));
+      await waitFor(() => replies[1].length > before, 'an answer to the plain hold');
+    }
+    expect(exception()?.data).toMatchObject({ code: 'LOCK_TIMEOUT', status: 409, lock: '/held/v' });
+    await waitFor(
+      () => replies[0].some((r) => r.event === 'held' && r.data === 'v'),
+      'the first hold to end',
+    );
   });
 });

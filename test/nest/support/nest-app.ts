@@ -1,4 +1,4 @@
-import { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { INestApplication, Logger, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { LockEvents, LockService, ZkLockModule, ZkLockModuleOptions } from '../../../lib';
@@ -91,4 +91,39 @@ export async function waitFor(
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A line Nest's Logger was given, as `captureLogs` records it. */
+export interface LogLine {
+  level: 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
+  context: string | undefined;
+  message: string;
+  /** Whether a stack trace came with it (Nest passes it as the argument before the context). */
+  stack: boolean;
+}
+
+/**
+ * Records every line given to Nest's Logger, whatever its level, from now until `restore()`.
+ * Nest calls `error(message, stack?, context?)` and the other levels `(message, context?)`.
+ */
+export function captureLogs(): { lines: LogLine[]; restore(): void } {
+  const lines: LogLine[] = [];
+  const record =
+    (level: LogLine['level']) =>
+    (message: unknown, ...rest: unknown[]): void => {
+      const context = rest.length > 0 ? String(rest[rest.length - 1]) : undefined;
+      const stack =
+        message instanceof Error ||
+        (level === 'error' && rest.length > 1 && typeof rest[0] === 'string');
+      lines.push({ level, context, message: String(message), stack });
+    };
+  Logger.overrideLogger({
+    log: record('log'),
+    error: record('error'),
+    warn: record('warn'),
+    debug: record('debug'),
+    verbose: record('verbose'),
+    fatal: record('fatal'),
+  });
+  return { lines, restore: () => Logger.overrideLogger(['error']) };
 }

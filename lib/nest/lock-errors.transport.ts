@@ -1,0 +1,32 @@
+import { Logger } from '@nestjs/common';
+import { lockErrorInfo } from './lock-errors.codes';
+import { toGraphQLError } from './lock-errors.graphql';
+import { toHttpError } from './lock-errors.http';
+import { toRpcError } from './lock-errors.rpc';
+import { toWsError } from './lock-errors.ws';
+
+/** Each transport's convention for the core's errors (docs/reference/errors.md). */
+const MAPPERS: Record<string, ((error: unknown) => unknown) | undefined> = {
+  http: toHttpError,
+  rpc: toRpcError,
+  ws: toWsError,
+  graphql: toGraphQLError,
+};
+
+const logger = new Logger('ZkLock');
+
+/**
+ * The answer of transport `type` (`host.getType()`) to a lock error, the error itself otherwise.
+ * The client gets the short public answer; the developer's message (lock path, limit hit, what
+ * to do) is logged here, once, without a stack: these are expected outcomes, not bugs. A lost
+ * lock was logged when it was lost (ZkLockEventLogger).
+ */
+export function toTransportError(type: string, error: unknown): unknown {
+  const info = lockErrorInfo(error);
+  const map = MAPPERS[type];
+  if (!info || !map) return error;
+  const line = `${info.code} (${info.status}): ${(error as Error).message}`;
+  if (info.status < 500) logger.warn(line);
+  else if (info.code !== 'LOCK_LOST') logger.error(line);
+  return map(error);
+}
