@@ -3,9 +3,12 @@ import { join, relative } from 'node:path';
 
 export const REPO_ROOT = join(__dirname, '..', '..');
 
-/** The user-facing Markdown: README, CONTRIBUTING, CHANGELOG and everything under docs/. */
+/**
+ * The user-facing Markdown: README, CONTRIBUTING, CHANGELOG, the reliability and benchmark
+ * reports, and everything under docs/.
+ */
 export function findMarkdownFiles(): string[] {
-  const top = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md']
+  const top = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'RELIABILITY.md', 'bench/README.md']
     .map((name) => join(REPO_ROOT, name))
     .filter((file) => existsSync(file));
   return [...top, ...walk(join(REPO_ROOT, 'docs'))];
