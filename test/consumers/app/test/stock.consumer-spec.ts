@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { LockService, ZkLockClient } from 'nestjs-zookeeper-lock';
 import { InMemoryZooKeeper, ZkLockTestingModule } from 'nestjs-zookeeper-lock/testing';
 import { AppModule } from '../src/app.module.js';
@@ -43,6 +43,12 @@ describe('the app on a real ZooKeeper', () => {
     return (await answer.json()) as { level: number; handled: number };
   };
 
+  it("serializes 10 concurrent calls of the service's method on ZooKeeper: no oversell", async () => {
+    const stock = app.get(StockService);
+    await Promise.all(Array.from({ length: 10 }, () => stock.deduct('plum', 1)));
+    expect(stock.level('plum')).toBe(90);
+  });
+
   it('serializes 10 concurrent requests on the lock: no oversell', async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, deduct));
     expect(answers.map((a) => a.level).sort((a, b) => a - b)).toEqual([
@@ -65,16 +71,22 @@ describe('the app on a real ZooKeeper', () => {
 });
 
 describe('ZkLockTestingModule (nestjs-zookeeper-lock/testing): no ZooKeeper', () => {
-  it('serializes the service on the in-memory ZooKeeper', async () => {
-    const moduleRef = await Test.createTestingModule({
+  let moduleRef: TestingModule;
+
+  beforeEach(async () => {
+    moduleRef = await Test.createTestingModule({
       imports: [ZkLockTestingModule.forRoot({ isGlobal: true })],
       providers: [StockService],
     }).compile();
     await moduleRef.init();
+  });
+
+  afterEach(() => moduleRef.close());
+
+  it('serializes the service on the in-memory ZooKeeper', async () => {
     const stock = moduleRef.get(StockService);
     await Promise.all(Array.from({ length: 20 }, () => stock.deduct('pear', 1)));
     expect(stock.level('pear')).toBe(80);
     expect(moduleRef.get(InMemoryZooKeeper).sessionIds).toHaveLength(1);
-    await moduleRef.close();
   });
 });
