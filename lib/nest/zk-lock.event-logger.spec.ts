@@ -4,6 +4,7 @@ import type { ZkLockClient } from '../core/lock-client';
 import { ZooKeeperAuthFailedError } from '../core/errors';
 import type { ConnectionState } from '../core/types';
 import { ZkLockEventLogger } from './zk-lock.event-logger';
+import { vi } from 'vitest';
 
 /** The part of ZkLockClient the logger uses: events and the connection string. */
 class FakeClient extends EventEmitter {
@@ -18,9 +19,9 @@ describe('ZkLockEventLogger: connection states', () => {
   beforeEach(() => {
     lines.length = 0;
     for (const level of ['debug', 'warn', 'error'] as const) {
-      jest
-        .spyOn(Logger.prototype, level)
-        .mockImplementation((...args: unknown[]) => void lines.push(`${level} ${args[0]}`));
+      vi.spyOn(Logger.prototype, level).mockImplementation(
+        (...args: unknown[]) => void lines.push(`${level} ${args[0]}`),
+      );
     }
     client = new FakeClient();
     logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
@@ -29,7 +30,7 @@ describe('ZkLockEventLogger: connection states', () => {
 
   afterEach(() => {
     logger.stop();
-    jest.restoreAllMocks();
+    vi.restoreAllMocks();
   });
 
   const states = (...sequence: ConnectionState[]) => {
@@ -81,14 +82,14 @@ describe('ZkLockEventLogger: connection states', () => {
 describe('ZkLockEventLogger: onBusy skips', () => {
   const lines: string[] = [];
 
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => vi.restoreAllMocks());
 
   it('logs a skip, the one try before it and a timeout at verbose level (per-lock lines)', () => {
     lines.length = 0;
     for (const level of ['verbose', 'debug', 'warn', 'error'] as const) {
-      jest
-        .spyOn(Logger.prototype, level)
-        .mockImplementation((...args: unknown[]) => void lines.push(`${level} ${args[0]}`));
+      vi.spyOn(Logger.prototype, level).mockImplementation(
+        (...args: unknown[]) => void lines.push(`${level} ${args[0]}`),
+      );
     }
     const client = new FakeClient();
     const logger = new ZkLockEventLogger(client as unknown as ZkLockClient);

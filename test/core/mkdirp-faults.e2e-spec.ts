@@ -10,13 +10,14 @@ import { ZkLockError, ZooKeeperUnavailableError } from '../../lib';
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
+import { vi } from 'vitest';
 
 const SESSION_MS = 9_000; // the clock notices a frozen server after 6 s: the freeze is shorter
 const REQUEST_MS = 500;
 
 describe('faults while a lock path is created', () => {
   const zk = useOwnServer('mkdirp-faults', { sessionTimeoutMs: SESSION_MS });
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => vi.restoreAllMocks());
 
   /**
    * When the create of `target` is sent: 'freeze' the server until that create has timed out,
@@ -25,7 +26,7 @@ describe('faults while a lock path is created', () => {
   const faultOnCreate = (target: string, fault: 'freeze' | 'drop'): { hit: () => boolean } => {
     const create = ZkSession.prototype.create;
     let hit = false;
-    jest.spyOn(ZkSession.prototype, 'create').mockImplementation(function (
+    vi.spyOn(ZkSession.prototype, 'create').mockImplementation(function (
       this: ZkSession,
       path,
       data,

@@ -4,6 +4,7 @@ import * as zookeeper from '../../lib/core/zookeeper/zk-client';
 import request from 'supertest';
 import { DistributedLock, LockEvents, LockService } from '../../lib';
 import { Gate, createLockApp, testNamespace, waitFor, zkConnect } from './support/nest-app';
+import { vi } from 'vitest';
 
 const gate = new Gate();
 let entered = false;
@@ -43,14 +44,14 @@ describe('a lock lost while the handler runs', () => {
       { controllers: [JobsController] },
       { namespace, nodeData: { app: 'jobs' } },
     );
-    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => {
+    vi.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => {
       errors.push(String(message));
     });
   });
 
   afterAll(async () => {
     gate.open();
-    jest.restoreAllMocks();
+    vi.restoreAllMocks();
     await app.close();
   });
 

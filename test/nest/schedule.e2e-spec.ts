@@ -105,7 +105,7 @@ describe('run-once jobs on three instances with skewed clocks', () => {
         return complete().length >= 3;
       },
       'three firings seen by all three instances',
-      scaled(90_000), // within jest's 120 s, so a miss says what was missing
+      scaled(90_000), // within the runner's 120 s, so a miss says what was missing
     );
     expectNoFiringRanTwice();
     const pids = apps.map((app) => app.pid).sort();

@@ -18,6 +18,7 @@ import request from 'supertest';
 import { DistributedLock, LockService, ZkLockModule } from '../../lib';
 import { testNamespace, zkConnect } from './support/nest-app';
 import { scaled } from '../support/time-scale';
+import { vi, type MockInstance } from 'vitest';
 
 const namespace = testNamespace('two-modules');
 
@@ -97,9 +98,9 @@ describe('forRoot() imported in each of two modules', () => {
   class ShopModule {}
 
   let app: INestApplication;
-  let warn: jest.SpyInstance;
+  let warn: MockInstance;
   beforeAll(async () => {
-    warn = jest.spyOn(Logger.prototype, 'warn');
+    warn = vi.spyOn(Logger.prototype, 'warn');
     app = await boot(ShopModule);
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The e2e suite both stores must pass: three sample-app processes, a real ZooKeeper (the jest
+ * The e2e suite both stores must pass: three sample-app processes, a real ZooKeeper (the test
  * global setup's), and a shared SQLite file or a real PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * One knob for slow machines: `TEST_TIME_SCALE` (a number >= 1, default 1) multiplies every
  * deadline the tests give something that is expected to *succeed*: a server starting, an app
- * becoming ready, an uncontended lock being granted, jest's per-test timeout. Waits whose
+ * becoming ready, an uncontended lock being granted, the runner's per-test timeout. Waits whose
  * expiry is the very thing a test checks (a `waitTimeoutMs` that must end in LockTimeoutError)
  * are not scaled: they are exact by design and do not depend on the machine's speed.
  *

@@ -1,41 +1,42 @@
 import { RequestDeadlines } from './request-deadlines';
+import { vi } from 'vitest';
 
 describe('RequestDeadlines', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
 
   it('expires each request once its own timeout has passed, oldest first, with one timer', () => {
     const deadlines = new RequestDeadlines(1000);
     const expired: string[] = [];
     deadlines.add(() => expired.push('a'));
-    jest.advanceTimersByTime(400);
+    vi.advanceTimersByTime(400);
     deadlines.add(() => expired.push('b'));
-    expect(jest.getTimerCount()).toBe(1);
-    jest.advanceTimersByTime(599);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(599);
     expect(expired).toEqual([]);
-    jest.advanceTimersByTime(1);
+    vi.advanceTimersByTime(1);
     expect(expired).toEqual(['a']);
-    jest.advanceTimersByTime(399);
+    vi.advanceTimersByTime(399);
     expect(expired).toEqual(['a']);
-    jest.advanceTimersByTime(1);
+    vi.advanceTimersByTime(1);
     expect(expired).toEqual(['a', 'b']);
-    expect(jest.getTimerCount()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('never expires a settled request, and stops once nothing is pending', () => {
     const deadlines = new RequestDeadlines(1000);
     const expired: string[] = [];
     const a = deadlines.add(() => expired.push('a'));
-    jest.advanceTimersByTime(500);
+    vi.advanceTimersByTime(500);
     const b = deadlines.add(() => expired.push('b'));
     deadlines.settle(a);
-    jest.advanceTimersByTime(500);
+    vi.advanceTimersByTime(500);
     expect(expired).toEqual([]);
-    expect(jest.getTimerCount()).toBe(1); // re-armed for b
+    expect(vi.getTimerCount()).toBe(1); // re-armed for b
     deadlines.settle(b);
     deadlines.idle();
-    expect(jest.getTimerCount()).toBe(0);
-    jest.advanceTimersByTime(5000);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(5000);
     expect(expired).toEqual([]);
   });
 
@@ -44,7 +45,7 @@ describe('RequestDeadlines', () => {
     const expired: string[] = [];
     deadlines.add(() => expired.push('a'));
     deadlines.idle();
-    jest.advanceTimersByTime(1000);
+    vi.advanceTimersByTime(1000);
     expect(expired).toEqual(['a']);
   });
 });

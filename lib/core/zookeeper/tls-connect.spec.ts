@@ -149,6 +149,14 @@ describe('describeTlsFailure', () => {
     ['ERR_TLS_CERT_ALTNAME_INVALID', true, /does not name "zk1"/, /tls\.servername/, true],
     ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', true, /refused the handshake/, /tls\.cert/, true],
     ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', false, /refused the handshake/, /tls\.cert/, true],
+    // Node 24+ (OpenSSL 3.5) spells the alert's code with a slash.
+    [
+      'ERR_SSL_SSL/TLS_ALERT_CERTIFICATE_UNKNOWN',
+      false,
+      /refused the handshake/,
+      /tls\.cert/,
+      true,
+    ],
     ['ECONNREFUSED', false, /before the handshake completed/, /secureClientPort/, false],
     ['ECONNRESET', false, /before the handshake completed/, /secureClientPort/, false],
     ['ECONNRESET', true, /zk1:2281 failed/, /ssl\.\*/, false],

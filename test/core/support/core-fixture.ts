@@ -1,5 +1,5 @@
 /**
- * The setup core e2e specs share on the jest ZooKeeper: a root path of the file's own, a ZkAdmin
+ * The setup core e2e specs share on the run's ZooKeeper: a root path of the file's own, a ZkAdmin
  * to look at znodes, and (with useCoreFixture) a ZkLockClient and lock-agent processes. Hooks
  * for the enclosing describe block; everything is closed and the root removed after its tests.
  */
