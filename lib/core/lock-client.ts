@@ -247,7 +247,8 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * Holders and queue of a lock path in the order they came, with what each node's data records:
    * the readers that hold together, or the one writer or mutex holder.
    */
-  inspect(path: string): Promise<LockInspection> {
+  async inspect(path: string): Promise<LockInspection> {
+    // async: an invalid path rejects the promise, as acquire's does, rather than throwing.
     const full = applyNamespace(this.options.namespace, path);
     return this.look(path, (session) => inspectLock(session, path, full));
   }
