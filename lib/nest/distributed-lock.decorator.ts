@@ -19,6 +19,7 @@ import { requestOf } from './distributed-lock.call-context';
 import { templateSources } from './key-template.sources';
 import { checkModuleAtBootstrap } from './distributed-lock.bootstrap-check';
 import { recordLockSpec } from './distributed-lock.metadata';
+import { metricsTemplateOf, runWithMetricsTemplate } from './distributed-lock.metrics-label';
 
 type AnyMethod = (...args: any[]) => unknown;
 
@@ -68,6 +69,7 @@ export function DistributedLock(
     const names = parameterNames(innermost.get(original!) ?? original!);
     if (spec.template) spec.sources = templateSources(spec.template, owner, key, names, where);
     const returnType: unknown = Reflect.getMetadata('design:returntype', target, key);
+    const metricsTemplate = metricsTemplateOf(spec);
     // The one place the lock is taken, for every caller: a route, message or resolver handler
     // (after guards, interceptors and pipes: the arguments are the piped values), a job, or
     // plain code. The interceptor only records the request of a handler call (distributed-lock.call-context.ts).
@@ -85,11 +87,14 @@ export function DistributedLock(
         const onLostBeforeResult = request
           ? (reason: unknown) => logLost(where, path, reason)
           : undefined;
-        return runHeld(withLock, () => original!.apply(this, args), {
-          response,
-          linger,
-          onLostBeforeResult,
-        }).then(
+        const held = runWithMetricsTemplate(metricsTemplate, () =>
+          runHeld(withLock, () => original!.apply(this, args), {
+            response,
+            linger,
+            onLostBeforeResult,
+          }),
+        );
+        return held.then(
           (value) => (value === SKIPPED ? skippedValue(returnType) : value),
           (err: unknown) => Promise.reject(withDecoratorAdvice(err, where)),
         );

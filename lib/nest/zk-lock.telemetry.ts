@@ -5,6 +5,7 @@ import { LockTelemetry } from '../core/telemetry/lock-telemetry';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { hasLockedMethods, lockSpecOf } from './distributed-lock.metadata';
+import { currentMetricsTemplate, metricsTemplateOf } from './distributed-lock.metrics-label';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -33,6 +34,8 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     this.telemetry = LockTelemetry.attach(this.client, {
       ...option,
       pathTemplates: [...(option?.pathTemplates ?? []), ...this.decoratorTemplates()],
+      // A decorated call is labelled by its own template, not another matching the same path.
+      callTemplate: currentMetricsTemplate,
     });
   }
 
@@ -52,10 +55,8 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
       if (!hasLockedMethods(instance)) continue;
       for (const method of methodsOf(Object.getPrototypeOf(instance))) {
         const spec = lockSpecOf(method);
-        if (!spec?.template) continue;
-        // A semaphore's acquirers hold its mutex `<path>/locks` (docs/design.md §7) for a moment.
-        const source = spec.template.source;
-        templates.add(spec.options.maxLeases === undefined ? source : `${source}/locks`);
+        const template = spec && metricsTemplateOf(spec);
+        if (template !== undefined) templates.add(template);
       }
     }
     return [...templates];

@@ -302,3 +302,57 @@ describe('telemetry lifecycle', () => {
     ).rejects.toThrow(/Invalid lock options for telemetry.pathTemplates: "orders\/<id>"/);
   });
 });
+
+/** Two methods whose templates match the same concrete paths ('/bills/bill:42'). */
+@Injectable()
+class Bills {
+  @DistributedLock('/bills/bill:<id>')
+  async pay(id: string, gate?: Gate) {
+    await gate?.opened;
+    return id;
+  }
+
+  @DistributedLock('/bills/bill:<0.billId>')
+  async refund(bill: { billId: string }, gate?: Gate) {
+    await gate?.opened;
+    return bill.billId;
+  }
+}
+
+describe('telemetry labels of decorated calls (issue #21 §4)', () => {
+  const otel = new TestTelemetry();
+  const fixture = useLockApp(
+    { providers: [Bills] },
+    {
+      namespace: testNamespace('telemetry-labels'),
+      telemetry: { meterProvider: otel.meterProvider },
+    },
+  );
+  const bills = () => fixture.app.get(Bills);
+  afterAll(() => otel.shutdown());
+
+  it('labels each call by its own template, not by another matching the same path', async () => {
+    await bills().pay('42');
+    await bills().pay('43');
+    await bills().refund({ billId: '42' });
+    expect(await otel.value('zk_lock.acquired', path('/bills/bill:<id>'))).toBe(2);
+    expect(await otel.value('zk_lock.acquired', path('/bills/bill:<0.billId>'))).toBe(1);
+    await waitFor(
+      async () =>
+        (await otel.value('zk_lock.hold.duration', path('/bills/bill:<id>'))) === 2 &&
+        (await otel.value('zk_lock.hold.duration', path('/bills/bill:<0.billId>'))) === 1,
+      'the hold times, each under its own template',
+    );
+  });
+
+  it('counts holders under the template of the call that holds', async () => {
+    const gate = new Gate();
+    const holding = bills().refund({ billId: '44' }, gate);
+    const holders = (template: string) => otel.value('zk_lock.holders', path(template));
+    await waitFor(async () => (await holders('/bills/bill:<0.billId>')) === 1, 'one refund holder');
+    expect(await holders('/bills/bill:<id>')).toBe(0);
+    gate.open();
+    await holding;
+    await waitFor(async () => (await holders('/bills/bill:<0.billId>')) === 0, 'no holder after');
+  });
+});

@@ -23,6 +23,13 @@ export interface LockTelemetryOptions {
   meterProvider?: { getMeter(name: string): unknown };
   /** Default: the global one (`trace.getTracerProvider()`). */
   tracerProvider?: { getTracer(name: string): unknown };
+  /**
+   * The path template of the call that is locking now, when its caller knows it (the NestJS
+   * module gives the `@DistributedLock` method's). It labels that call's events when it is one
+   * of `pathTemplates` and matches the path: two templates matching one path ('/a/<id>',
+   * '/a/<0.id>') each keep their own calls. Asked in the caller's async context.
+   */
+  callTemplate?: () => string | undefined;
 }
 
 type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
@@ -36,6 +43,9 @@ type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 export class LockTelemetry {
   readonly labels: PathLabels;
   private readonly activity = new LockActivity();
+  /** The label each held path was counted under, for its release (maybe in another context). */
+  private readonly heldLabels = new Map<string, { label: string; holds: number }>();
+  private readonly callTemplate?: () => string | undefined;
   private readonly listeners: Listeners;
   private readonly gauges: [{ removeCallback(cb: ObservableCallback): void }, ObservableCallback][];
 
@@ -56,6 +66,7 @@ export class LockTelemetry {
     options: LockTelemetryOptions,
   ) {
     this.labels = labels;
+    this.callTemplate = options.callTemplate;
     const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
       TELEMETRY_SCOPE,
     ) as Meter;
@@ -65,11 +76,13 @@ export class LockTelemetry {
     const seconds = (ms: number) => ms / 1000;
     const { waitTime, holdTime, acquired, timeouts, lost, skipped, ...gauges } =
       createLockInstruments(meter);
-    const at = (path: string): Attributes => ({ [PATH_ATTRIBUTE]: this.labels.labelOf(path) });
+    const at = (path: string, label = this.labelOf(path)): Attributes => ({
+      [PATH_ATTRIBUTE]: label,
+    });
     this.listeners = {
-      waiting: (e) => this.activity.change(this.labels.labelOf(e.path), 'waiters', 1),
+      waiting: (e) => this.activity.change(this.labelOf(e.path), 'waiters', 1),
       waited: (e) => {
-        this.activity.change(this.labels.labelOf(e.path), 'waiters', -1);
+        this.activity.change(this.labelOf(e.path), 'waiters', -1);
         // A single try (waitTimeoutMs: 0, as onBusy 'skip' does) that found the lock taken is
         // 'busy', not a timeout: nobody waited.
         const outcome = isSingleTry(e.error) ? 'busy' : e.outcome;
@@ -79,12 +92,14 @@ export class LockTelemetry {
       },
       acquired: (e) => {
         if (e.reentrant) return;
-        acquired.add(1, at(e.path));
-        this.activity.change(this.labels.labelOf(e.path), 'holders', 1);
+        const label = this.holding(e.path);
+        acquired.add(1, at(e.path, label));
+        this.activity.change(label, 'holders', 1);
       },
       released: (e) => {
-        holdTime.record(seconds(e.holdMs), at(e.path));
-        this.activity.change(this.labels.labelOf(e.path), 'holders', -1);
+        const label = this.released(e.path);
+        holdTime.record(seconds(e.holdMs), at(e.path, label));
+        this.activity.change(label, 'holders', -1);
       },
       timeout: (e) => {
         if (e.waitTimeoutMs > 0) timeouts.add(1, at(e.path));
@@ -92,7 +107,8 @@ export class LockTelemetry {
       skipped: (e) => skipped.add(1, at(e.path)), // a decorated method with onBusy 'skip'
       lost: (e) => {
         if (e.error.reason !== 'client-closed') {
-          lost.add(1, { ...at(e.path), 'zk_lock.reason': e.error.reason });
+          const label = this.heldLabels.get(e.path)?.label;
+          lost.add(1, { ...at(e.path, label), 'zk_lock.reason': e.error.reason });
         }
       },
     };
@@ -113,6 +129,34 @@ export class LockTelemetry {
     for (const [event, listener] of Object.entries(this.listeners))
       this.client.off(event, listener);
     for (const [gauge, callback] of this.gauges.splice(0)) gauge.removeCallback(callback);
+  }
+
+  /** The label of `path`: the caller's template if it is one and matches, else the best match. */
+  private labelOf(path: string): string {
+    const template = this.callTemplate?.();
+    return template !== undefined && this.labels.matches(template, path)
+      ? template
+      : this.labels.labelOf(path);
+  }
+
+  /** Counts a hold of `path` under the caller's label, remembered until its release. */
+  private holding(path: string): string {
+    const held = this.heldLabels.get(path);
+    if (held) {
+      held.holds++;
+      return held.label;
+    }
+    const label = this.labelOf(path);
+    this.heldLabels.set(path, { label, holds: 1 });
+    return label;
+  }
+
+  /** The label `path` was held under (its last hold is forgotten). */
+  private released(path: string): string {
+    const held = this.heldLabels.get(path);
+    if (!held) return this.labelOf(path); // taken before telemetry was attached
+    if (--held.holds === 0) this.heldLabels.delete(path);
+    return held.label;
   }
 
   /**

@@ -40,6 +40,11 @@ export class PathLabels {
     return this.matchers.map((m) => m.template);
   }
 
+  /** Whether `path` is one of `template`'s paths (false for a template it was not given). */
+  matches(template: string, path: string): boolean {
+    return this.matchers.find((m) => m.template === template)?.pattern.test(path) ?? false;
+  }
+
   labelOf(path: string): string {
     let label = this.cache.get(path);
     if (label !== undefined) return label;
