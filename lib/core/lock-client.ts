@@ -6,6 +6,7 @@ import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
 import { documentedError } from './recipes/acquire-error';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
+import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
 import { OwnerScope, ownerKey } from './owner-scope';
 import { ParentReaper } from './parent-reaper';
 import { applyNamespace } from './paths';
@@ -31,12 +32,7 @@ import { ZkConnection } from './zookeeper/zk-connection';
 import { ZkCredentials, withoutSecrets } from './zookeeper/zk-credentials';
 import type { ZkSession } from './zookeeper/zk-session';
 
-const DEFAULTS = {
-  sessionTimeoutMs: 10_000,
-  connectTimeoutMs: 10_000,
-  parentCleanupDelayMs: 2_000,
-  maxNodesPerPath: 2,
-};
+const DEFAULTS = CLIENT_DEFAULTS;
 
 /**
  * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
@@ -88,7 +84,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   /** Connects; rejects with ZooKeeperUnavailableError if no session within connectTimeoutMs. */
   static async connect(options: ZkLockClientOptions): Promise<ZkLockClient> {
-    if (options.namespace) applyNamespace(options.namespace, '/x');
+    checkClientOptions(options, 'ZkLockClient.connect()');
     const credentials = ZkCredentials.from(options);
     const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs;
     const connection = await ZkConnection.open({

@@ -78,7 +78,10 @@ export function DistributedLock(
         const locks = lockServiceOf(this, where, owner.name);
         const request = requestOf(wrapper);
         const path = resolveMethodPath(spec, args, names, request);
-        const waitTimeoutMs = options.waitTimeoutMs ?? locks.defaultWaitTimeoutMs;
+        const waitTimeoutMs =
+          options.waitTimeoutMs ??
+          locks.defaultWaitTimeoutMs ??
+          (request ? ROUTE_HANDLER_WAIT_MS : undefined);
         // The lock is held until the result has been consumed (Observable, stream, async
         // iterable) and a response the method writes itself (@Res()) has been sent.
         const response = spec.responseArg === undefined ? undefined : args[spec.responseArg];
@@ -119,6 +122,16 @@ export function DistributedLock(
 }
 
 const logger = new Logger('DistributedLock');
+
+/**
+ * The wait of a route handler when neither its decorator nor the module sets one
+ * (docs/reference/options.md "Waits"). Not forever: an HTTP client or the proxy in front gives
+ * up after a while (60 s is the common default of nginx, AWS ALB and many clients), and a wait
+ * that outlives the request runs the handler for nobody, its lock turn taken from the requests
+ * still waiting. 30 s answers the client a 409 it can act on before its own timeout, and is far
+ * above a lock turn of a well-behaved handler.
+ */
+export const ROUTE_HANDLER_WAIT_MS = 30_000;
 
 /** Timeouts already given the advice of the decorated method they came from. */
 const advised = new WeakSet<LockTimeoutError>();

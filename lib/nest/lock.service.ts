@@ -5,11 +5,13 @@ import type {
   ConnectionState,
   LockEvents,
   LockHandle,
+  LeaseAcquireOptions,
   LockInspection,
   LockSide,
   LockView,
   MultiLockHandle,
   Semaphore,
+  SemaphoreLease,
   SemaphoreOptions,
 } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
@@ -24,7 +26,10 @@ import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 @Injectable()
 export class LockService implements OnModuleInit, OnApplicationShutdown {
   private readonly eventLogger: ZkLockEventLogger;
-  /** Default wait of decorated methods (module option `waitTimeoutMs`). */
+  /**
+   * The module option `waitTimeoutMs`: the wait of every call that sets none, decorated methods
+   * and this service's own (docs/reference/options.md "Waits").
+   */
   readonly defaultWaitTimeoutMs: number | undefined;
 
   constructor(
@@ -41,7 +46,7 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   }
 
   acquire(path: string, options?: AcquireOptions): Promise<LockHandle> {
-    return this.client.acquire(path, options);
+    return this.client.acquire(path, this.waitOf(options));
   }
 
   tryAcquire(path: string): Promise<LockHandle | null> {
@@ -53,27 +58,32 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
     fn: (lock: LockHandle) => Promise<T> | T,
     options?: AcquireOptions,
   ): Promise<T> {
-    return this.client.withLock(path, fn, options);
+    return this.client.withLock(path, fn, this.waitOf(options));
   }
 
   /** The read side of the read/write lock on `path` (see ZkLockClient.readLock). */
   readLock(path: string): LockSide {
-    return this.client.readLock(path);
+    return this.sideWithDefaults(this.client.readLock(path));
   }
 
   /** The write side of the read/write lock on `path` (see ZkLockClient.writeLock). */
   writeLock(path: string): LockSide {
-    return this.client.writeLock(path);
+    return this.sideWithDefaults(this.client.writeLock(path));
   }
 
   /** A counting semaphore: at most `maxLeases` holders of `path` across instances. */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
-    return this.client.semaphore(path, options);
+    const semaphore = this.client.semaphore(path, options);
+    return Object.assign(Object.create(semaphore) as Semaphore, {
+      acquire: (o?: LeaseAcquireOptions) => semaphore.acquire(this.waitOf(o)),
+      withLease: <T>(fn: (lease: SemaphoreLease) => Promise<T> | T, o?: LeaseAcquireOptions) =>
+        semaphore.withLease(fn, this.waitOf(o)),
+    });
   }
 
   /** Several paths as one lock, all or nothing, in one canonical order (no deadlock). */
   acquireAll(paths: readonly string[], options?: AcquireOptions): Promise<MultiLockHandle> {
-    return this.client.acquireAll(paths, options);
+    return this.client.acquireAll(paths, this.waitOf(options));
   }
 
   withLockAll<T>(
@@ -81,7 +91,7 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
     fn: (locks: MultiLockHandle) => Promise<T> | T,
     options?: AcquireOptions,
   ): Promise<T> {
-    return this.client.withLockAll(paths, fn, options);
+    return this.client.withLockAll(paths, fn, this.waitOf(options));
   }
 
   /** Whether the current async context (request, job...) holds `path`. */
@@ -112,6 +122,23 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   off<E extends keyof LockEvents>(event: E, listener: (payload: LockEvents[E]) => void): this {
     this.client.off(event, listener);
     return this;
+  }
+
+  /** A call's options with the module's `waitTimeoutMs` when the call sets none. */
+  private waitOf<O extends AcquireOptions>(options: O | undefined): O | undefined {
+    if (this.defaultWaitTimeoutMs === undefined || options?.waitTimeoutMs !== undefined) {
+      return options;
+    }
+    return { ...options, waitTimeoutMs: this.defaultWaitTimeoutMs } as O;
+  }
+
+  /** A read or write side whose waits take the module's default. */
+  private sideWithDefaults(side: LockSide): LockSide {
+    return Object.assign(Object.create(side) as LockSide, {
+      acquire: (o?: AcquireOptions) => side.acquire(this.waitOf(o)),
+      withLock: <T>(fn: (lock: LockHandle) => Promise<T> | T, o?: AcquireOptions) =>
+        side.withLock(fn, this.waitOf(o)),
+    });
   }
 
   onModuleInit(): void {

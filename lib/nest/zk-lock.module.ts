@@ -8,7 +8,7 @@ import { lockErrorProviders } from './lock-errors.providers';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
-import { checkTelemetryOption } from './zk-lock.telemetry-options';
+import { checkModuleOptions } from './zk-lock.module-options';
 import { ZkLockTelemetry } from './zk-lock.telemetry';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
@@ -16,11 +16,8 @@ import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.modu
 const clientProvider: Provider = {
   provide: ZK_LOCK_CLIENT,
   inject: [ZK_LOCK_MODULE_OPTIONS],
-  useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> => {
-    const { waitTimeoutMs: _decoratorDefault, telemetry, ...clientOptions } = options;
-    checkTelemetryOption(telemetry);
-    return ZkLockClient.connect(clientOptions);
-  },
+  useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> =>
+    ZkLockClient.connect(checkModuleOptions(options, 'ZkLockModule.forRoot()')),
 };
 
 /**

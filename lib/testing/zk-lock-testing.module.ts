@@ -14,6 +14,7 @@ import { DistributedLockInterceptor } from '../nest/distributed-lock.interceptor
 import { DistributedLockExplorer } from '../nest/distributed-lock.explorer';
 import { LockService } from '../nest/lock.service';
 import { lockErrorProviders } from '../nest/lock-errors.providers';
+import { checkModuleOptions } from '../nest/zk-lock.module-options';
 import type { ZkLockModuleOptions } from '../nest/zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/zk-lock.constants';
 import { ZkLockHealthIndicator } from '../nest/zk-lock.health';
@@ -65,15 +66,10 @@ export class ZkLockTestingModule {
         provide: ZK_LOCK_CLIENT,
         inject: [InMemoryZooKeeper],
         useFactory: (zookeeper: InMemoryZooKeeper): Promise<ZkLockClient> => {
-          const {
-            waitTimeoutMs: _decoratorDefault,
-            telemetry: _telemetry,
-            ...rest
-          } = moduleOptions;
-          const clientOptions: ZkLockClientOptions = {
-            ...rest,
-            connectionString: zookeeper.connectionString,
-          };
+          const clientOptions: ZkLockClientOptions = checkModuleOptions(
+            { ...moduleOptions, connectionString: zookeeper.connectionString },
+            'ZkLockTestingModule.forRoot()',
+          );
           return ZkLockClient.connect(clientOptions);
         },
       },

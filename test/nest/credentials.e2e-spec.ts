@@ -148,7 +148,7 @@ describe('credentials in a running NestJS application', () => {
     const inspection = await locks.inspect('/busy');
     expect(errors.length).toBeGreaterThanOrEqual(2);
     for (const error of errors) expectCleanError(error, 'a lock error');
-    for (const level of ['debug', 'warn', 'error']) {
+    for (const level of ['verbose', 'warn', 'error']) {
       expect(logger.lines.some((l) => l.startsWith(level))).toBe(true);
     }
     expect(logger.lines.some((l) => l.includes('Lost lock "/doomed"'))).toBe(true);

@@ -90,6 +90,13 @@ class OrdersController {
   guarded(): string {
     return 'in';
   }
+
+  /** No waitTimeoutMs here nor in the module: a route handler's default applies. */
+  @Get(':id/slow')
+  @DistributedLock('/locks/slow:<id>')
+  slow(@Param('id') id: string): string {
+    return id;
+  }
 }
 
 @Controller('own')
@@ -135,7 +142,7 @@ describe.each(['express', 'fastify'])('lock errors over HTTP on %s', (platform) 
     url = await app.getUrl();
     // Another instance: its own ZooKeeper session holds the orders' locks.
     other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
-    for (const path of ['/locks/order:7', '/locks/order:guarded']) {
+    for (const path of ['/locks/order:7', '/locks/order:guarded', '/locks/slow:1']) {
       held.push(await other.acquire(path));
     }
   });
@@ -180,6 +187,22 @@ describe.each(['express', 'fastify'])('lock errors over HTTP on %s', (platform) 
     // LockService.withLock in a guard: the core's advice.
     expect(about('/locks/order:guarded')).toHaveLength(1);
     expect(about('/locks/order:guarded')[0].message).toContain('tryAcquire');
+  });
+
+  it('a route handler with no waitTimeoutMs anywhere answers 409 after 30 s, not never', async () => {
+    const logs = captureLogs();
+    try {
+      const res = await request(url).get('/orders/1/slow');
+      expect(res.body).toMatchObject({
+        statusCode: 409,
+        code: 'LOCK_TIMEOUT',
+        lock: '/locks/slow:1',
+      });
+      const line = logs.lines.find((l) => l.level === 'warn' && l.message.includes('slow:1'));
+      expect(line?.message).toContain('Timed out after 30000 ms');
+    } finally {
+      logs.restore();
+    }
   });
 
   it('the same service answers when the lock is free', async () => {

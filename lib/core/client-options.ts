@@ -1,0 +1,94 @@
+import { MAX_WAIT_MS } from './acquire-options';
+import { InvalidLockOptionsError } from './errors';
+import { applyNamespace } from './paths';
+import type { ZkLockClientOptions } from './types';
+
+/** The client's defaults, in one place (docs/reference/options.md lists them). */
+export const CLIENT_DEFAULTS = {
+  sessionTimeoutMs: 10_000,
+  connectTimeoutMs: 10_000,
+  parentCleanupDelayMs: 2_000,
+  maxNodesPerPath: 2,
+} as const;
+
+/** Durations in ms: a whole number from `min` to a Node timer's limit. */
+const DURATIONS = {
+  sessionTimeoutMs: 1,
+  connectTimeoutMs: 1,
+  requestTimeoutMs: 1,
+  parentCleanupDelayMs: 0,
+} as const;
+
+/**
+ * Checks the client's options before anything connects, naming the option, what it must be and
+ * the value given (`auth`, `acl` and `tls` are checked by ZkCredentials, which never shows their
+ * values). `subject` is the call they were given to: `ZkLockClient.connect()`,
+ * `ZkLockModule.forRoot()`.
+ */
+export function checkClientOptions(options: ZkLockClientOptions, subject: string): void {
+  const fail = (option: string, rule: string, hint: string): never => {
+    const value = (options as unknown as Record<string, unknown>)[option];
+    throw new InvalidLockOptionsError(subject, `${option} ${rule}, got ${show(value)}`, hint);
+  };
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidLockOptionsError(
+      subject,
+      `the options must be an object, got ${show(options)}`,
+      'Pass { connectionString }',
+    );
+  }
+  const { connectionString, maxNodesPerPath, nodeData, namespace } = options;
+  if (typeof connectionString !== 'string' || connectionString.trim() === '') {
+    fail(
+      'connectionString',
+      'must be "host:port[,host:port...]"',
+      'Give the ZooKeeper ensemble, e.g. "zk1:2181,zk2:2181"',
+    );
+  }
+  for (const [option, min] of Object.entries(DURATIONS)) {
+    const ms = (options as unknown as Record<string, unknown>)[option];
+    if (ms === undefined) continue;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < min || ms > MAX_WAIT_MS) {
+      fail(
+        option,
+        `must be a whole number of milliseconds from ${min} to ${MAX_WAIT_MS}`,
+        `Give it in milliseconds, e.g. ${option}: 10_000, or leave it out for the default`,
+      );
+    }
+  }
+  if (
+    maxNodesPerPath !== undefined &&
+    !(Number.isInteger(maxNodesPerPath) && maxNodesPerPath >= 1)
+  ) {
+    fail(
+      'maxNodesPerPath',
+      'must be a whole number >= 1',
+      `Leave it out for the default (${CLIENT_DEFAULTS.maxNodesPerPath})`,
+    );
+  }
+  if (nodeData !== undefined && !isRecordOfScalars(nodeData)) {
+    fail(
+      'nodeData',
+      'must be an object of strings and numbers',
+      "Give fields such as { app: 'orders' }",
+    );
+  }
+  if (namespace !== undefined) {
+    if (typeof namespace !== 'string')
+      fail('namespace', 'must be a path such as "/my-app"', 'Give an absolute path');
+    if (namespace) applyNamespace(namespace, '/x');
+  }
+}
+
+function isRecordOfScalars(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v === 'string' || typeof v === 'number');
+}
+
+/** A value as an error message shows it: strings quoted, numbers as they are. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null)
+    return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}

@@ -1,0 +1,28 @@
+import { MAX_WAIT_MS } from '../core/acquire-options';
+import { checkClientOptions, show } from '../core/client-options';
+import { InvalidLockOptionsError } from '../core/errors';
+import type { ZkLockClientOptions } from '../core/types';
+import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
+import { checkTelemetryOption } from './zk-lock.telemetry-options';
+
+/**
+ * Checks every option of the module at bootstrap, before the client connects, naming the option
+ * (`subject`: `ZkLockModule.forRoot()`), and returns the client's own options.
+ */
+export function checkModuleOptions(
+  options: ZkLockModuleOptions,
+  subject: string,
+): ZkLockClientOptions {
+  const { waitTimeoutMs, telemetry, ...clientOptions } = options ?? ({} as ZkLockModuleOptions);
+  const ms: unknown = waitTimeoutMs;
+  if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && ms <= MAX_WAIT_MS)) {
+    throw new InvalidLockOptionsError(
+      subject,
+      `waitTimeoutMs must be a number of milliseconds from 0 to ${MAX_WAIT_MS}, got ${show(ms)}`,
+      'Give the longest a call may wait for a busy lock, e.g. waitTimeoutMs: 5_000, or leave it out to wait until the lock is free',
+    );
+  }
+  checkClientOptions(clientOptions, subject);
+  checkTelemetryOption(telemetry);
+  return clientOptions;
+}

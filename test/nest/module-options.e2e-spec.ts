@@ -1,0 +1,96 @@
+/**
+ * Issue #21 §3: every module option is checked at bootstrap, before connecting, naming the
+ * option; the module's waitTimeoutMs is the default of every wait, LockService's included.
+ */
+import { Test } from '@nestjs/testing';
+import {
+  InvalidLockOptionsError,
+  LockService,
+  LockTimeoutError,
+  ZkLockClient,
+  ZkLockModule,
+  ZkLockModuleOptions,
+} from '../../lib';
+import { useLockApp, testNamespace, zkConnect } from './support/nest-app';
+
+/** Nothing listens there: a bootstrap that tried to connect would fail otherwise, and later. */
+const NOWHERE = '127.0.0.1:1';
+
+describe('ZkLockModule options are checked at bootstrap, before connecting', () => {
+  it.each([
+    ['waitTimeoutMs', { waitTimeoutMs: 'x' }],
+    ['waitTimeoutMs', { waitTimeoutMs: -1 }],
+    ['sessionTimeoutMs', { sessionTimeoutMs: '10s' }],
+    ['connectTimeoutMs', { connectTimeoutMs: 0 }],
+    ['requestTimeoutMs', { requestTimeoutMs: Number.NaN }],
+    ['parentCleanupDelayMs', { parentCleanupDelayMs: -5 }],
+    ['maxNodesPerPath', { maxNodesPerPath: 1.5 }],
+    ['connectionString', { connectionString: '' }],
+    ['nodeData', { nodeData: 'orders' }],
+  ])('fails naming %s for %j', async (option, bad) => {
+    const started = Date.now();
+    const boot = Test.createTestingModule({
+      imports: [
+        ZkLockModule.forRoot({
+          connectionString: NOWHERE,
+          ...(bad as object),
+        } as ZkLockModuleOptions),
+      ],
+    }).compile();
+    await expect(boot).rejects.toBeInstanceOf(InvalidLockOptionsError);
+    await expect(boot).rejects.toThrow(new RegExp(`ZkLockModule.forRoot\\(\\): ${option} `));
+    // Before connecting: no connect timeout was waited for.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('checks the core client the same way', async () => {
+    const connect = ZkLockClient.connect({
+      connectionString: NOWHERE,
+      sessionTimeoutMs: '10s' as never,
+    });
+    await expect(connect).rejects.toBeInstanceOf(InvalidLockOptionsError);
+    await expect(connect).rejects.toThrow(/ZkLockClient.connect\(\): sessionTimeoutMs /);
+  });
+});
+
+describe("the module's waitTimeoutMs applies to LockService too", () => {
+  const WAIT_MS = 200;
+  const namespace = testNamespace('module-options');
+  const fixture = useLockApp({}, { namespace, waitTimeoutMs: WAIT_MS });
+  let other: ZkLockClient;
+
+  beforeAll(async () => {
+    other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
+  });
+  afterAll(() => other?.close());
+
+  it('withLock, acquire, the read/write sides and a semaphore give up after it', async () => {
+    const locks: LockService = fixture.locks;
+    const held = await other.acquire('/busy');
+    const writer = await other.writeLock('/rw').acquire();
+    const lease = await other.semaphore('/sem', { maxLeases: 1 }).acquire();
+    try {
+      const waits: [string, Promise<unknown>][] = [
+        ['withLock', locks.withLock('/busy', () => 'ran')],
+        ['acquire', locks.acquire('/busy')],
+        ['withLockAll', locks.withLockAll(['/busy', '/free'], () => 'ran')],
+        ['readLock', locks.readLock('/rw').withLock(() => 'ran')],
+        ['semaphore', locks.semaphore('/sem', { maxLeases: 1 }).withLease(() => 'ran')],
+      ];
+      for (const [what, wait] of waits) {
+        const error = await wait.then(
+          () => new Error(`${what} ran`),
+          (err: unknown) => err,
+        );
+        expect([what, error]).toEqual([what, expect.any(LockTimeoutError)]);
+        expect([what, (error as LockTimeoutError).waitTimeoutMs]).toEqual([what, WAIT_MS]);
+      }
+      // A call's own waitTimeoutMs still wins.
+      await expect(
+        locks.withLock('/busy', () => 'ran', { waitTimeoutMs: 0 }),
+      ).rejects.toMatchObject({ waitTimeoutMs: 0 });
+    } finally {
+      await Promise.all([held.release(), writer.release(), lease.release()]);
+    }
+  });
+});
