@@ -111,6 +111,11 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     return this.options.connectionString;
   }
 
+  /** The path prefix of every lock (option `namespace`), if any. */
+  get namespace(): string | undefined {
+    return this.options.namespace;
+  }
+
   /**
    * Waits for the lock. Inside a withLock() scope (or a @DistributedLock method) that holds
    * `path`, re-enters at once without ZooKeeper traffic; otherwise the returned handle is the

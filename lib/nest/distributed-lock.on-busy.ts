@@ -1,6 +1,7 @@
 import { EMPTY, Observable } from 'rxjs';
 import { MAX_WAIT_MS } from '../core/acquire-options';
-import { LockTimeoutError, ZkLockError } from '../core/errors';
+import { Logger } from '@nestjs/common';
+import { ClientClosedError, LockTimeoutError, ZkLockError } from '../core/errors';
 import type { AcquireOptions, LockEvents } from '../core/types';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { holdFor, type HoldFn, type Holding } from './distributed-lock.holding';
@@ -41,6 +42,8 @@ export function skippedValue(returnType: unknown): unknown {
   return returnType === Observable ? EMPTY : undefined;
 }
 
+const logger = new Logger('ZkLock');
+
 /** Marks a call that did not run because the lock was busy (`onBusy: 'skip'`). */
 export const SKIPPED: unique symbol = Symbol('zk-lock:skipped');
 
@@ -68,6 +71,11 @@ export function skipWhenBusy(
         { waitTimeoutMs: 0, signal },
       );
     } catch (err) {
+      // The shutdown closed the client before the one try: an expected end, not a failure.
+      if (!started && err instanceof ClientClosedError) {
+        logger.log(`Skipped ${where}: the application is shutting down`);
+        return SKIPPED;
+      }
       if (started || !(err instanceof LockTimeoutError)) throw err;
       const skipped: LockEvents['skipped'] = { path: [path].flat().join(', '), where };
       locks.client.emit('skipped', skipped);

@@ -9,6 +9,8 @@ import { vi } from 'vitest';
 /** The part of ZkLockClient the logger uses: events and the connection string. */
 class FakeClient extends EventEmitter {
   readonly connectionString = 'zk1:2181';
+  readonly sessionId = '1000abc';
+  readonly namespace = undefined;
 }
 
 describe('ZkLockEventLogger: connection states', () => {

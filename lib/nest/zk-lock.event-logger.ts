@@ -44,6 +44,10 @@ export class ZkLockEventLogger {
     if (this.started) return;
     this.started = true;
     this.lostSinceConnect = false;
+    this.logger.log(
+      `Connected to ZooKeeper "${withoutUserInfo(this.client.connectionString)}" ` +
+        `(session ${this.client.sessionId}${this.namespace()})`,
+    );
     for (const [event, listener] of Object.entries(this.listeners)) {
       this.client.on(event, listener);
     }
@@ -55,6 +59,10 @@ export class ZkLockEventLogger {
     for (const [event, listener] of Object.entries(this.listeners)) {
       this.client.off(event, listener);
     }
+  }
+
+  private namespace(): string {
+    return this.client.namespace ? `, namespace "${this.client.namespace}"` : '';
   }
 
   private logState(state: ConnectionState): void {
@@ -91,4 +99,9 @@ export class ZkLockEventLogger {
         this.logger.debug(`Connection to ${where}: ${state}`);
     }
   }
+}
+
+/** A connection string as logs show it: any `user:password@` a host was given is cut. */
+function withoutUserInfo(connectionString: string): string {
+  return connectionString.replace(/[^,@/]*@/g, '');
 }

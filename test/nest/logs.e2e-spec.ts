@@ -1,0 +1,97 @@
+/**
+ * Issue #21 §5: what the module logs. One line at connect (the connection string, never the
+ * credentials, and the session id); per-lock lines at verbose only; no error and no stack for an
+ * expected outcome (a skip job whose one try meets the shutdown).
+ */
+import { Injectable, LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DistributedLock, LockService, ZkLockModule } from '../../lib';
+import { LogLine, testNamespace, zkConnect } from './support/nest-app';
+
+@Injectable()
+class Reports {
+  @DistributedLock('/jobs/nightly', { onBusy: 'skip' })
+  async nightly(): Promise<string> {
+    return 'ran';
+  }
+}
+
+/** A logger given to the application itself, so it sees bootstrap too. */
+function capturingLogger(lines: LogLine[]): LoggerService {
+  const record =
+    (level: LogLine['level']) =>
+    (message: unknown, ...rest: unknown[]) => {
+      const stack = level === 'error' && rest.length > 1 && typeof rest[0] === 'string';
+      const context = rest.length > 0 ? String(rest[rest.length - 1]) : undefined;
+      lines.push({ level, context, message: String(message), stack });
+    };
+  return {
+    log: record('log'),
+    error: record('error'),
+    warn: record('warn'),
+    debug: record('debug'),
+    verbose: record('verbose'),
+    fatal: record('fatal'),
+  };
+}
+
+describe('logs of ZkLockModule', () => {
+  const lines: LogLine[] = [];
+  const namespace = testNamespace('logs');
+
+  it('says once that it connected, with the session and without the credentials', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ZkLockModule.forRoot({
+          connectionString: zkConnect(),
+          namespace,
+          auth: 'reports:s3cret-pass',
+          telemetry: false,
+        }),
+      ],
+      providers: [Reports],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: capturingLogger(lines) });
+    await app.init();
+    const locks = app.get(LockService);
+    try {
+      const connected = lines.filter((l) => l.context === 'ZkLock' && /onnected/.test(l.message));
+      expect(connected).toEqual([expect.objectContaining({ level: 'log' })]);
+      expect(connected[0].message).toContain(zkConnect());
+      expect(connected[0].message).toContain(locks.client.sessionId);
+      expect(connected[0].message).toContain(namespace);
+
+      // Per-lock lines: verbose, which Nest does not print by default.
+      expect(await app.get(Reports).nightly()).toBe('ran');
+      const perLock = lines.filter((l) => l.message.includes('"/jobs/nightly"'));
+      expect(perLock.length).toBeGreaterThanOrEqual(2); // acquired, released
+      expect(perLock.every((l) => l.level === 'verbose')).toBe(true);
+    } finally {
+      await app.close();
+    }
+    expect(lines.map((l) => l.message).join('\n')).not.toContain('s3cret');
+  });
+
+  it('skips, without an error or a stack, a skip job whose try meets the shutdown', async () => {
+    lines.length = 0;
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ZkLockModule.forRoot({ connectionString: zkConnect(), namespace, telemetry: false }),
+      ],
+      providers: [Reports],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: capturingLogger(lines) });
+    await app.init();
+    const reports = app.get(Reports);
+    await app.get(LockService).client.close(); // the shutdown has begun
+    try {
+      await expect(reports.nightly()).resolves.toBeUndefined();
+    } finally {
+      await app.close();
+    }
+    expect(lines.filter((l) => l.level === 'error' || l.stack)).toEqual([]);
+    expect(lines.some((l) => l.message.includes('Reports.nightly') && l.level === 'log')).toBe(
+      true,
+    );
+  });
+});
