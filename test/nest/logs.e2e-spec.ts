@@ -3,10 +3,10 @@
  * credentials, and the session id); per-lock lines at verbose only; no error and no stack for an
  * expected outcome (a skip job whose one try meets the shutdown).
  */
-import { Injectable, LoggerService } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DistributedLock, LockService, ZkLockModule } from '../../lib';
-import { LogLine, testNamespace, zkConnect } from './support/nest-app';
+import { capturingLogger, LogLine, testNamespace, zkConnect } from './support/nest-app';
 
 @Injectable()
 class Reports {
@@ -14,25 +14,6 @@ class Reports {
   async nightly(): Promise<string> {
     return 'ran';
   }
-}
-
-/** A logger given to the application itself, so it sees bootstrap too. */
-function capturingLogger(lines: LogLine[]): LoggerService {
-  const record =
-    (level: LogLine['level']) =>
-    (message: unknown, ...rest: unknown[]) => {
-      const stack = level === 'error' && rest.length > 1 && typeof rest[0] === 'string';
-      const context = rest.length > 0 ? String(rest[rest.length - 1]) : undefined;
-      lines.push({ level, context, message: String(message), stack });
-    };
-  return {
-    log: record('log'),
-    error: record('error'),
-    warn: record('warn'),
-    debug: record('debug'),
-    verbose: record('verbose'),
-    fatal: record('fatal'),
-  };
 }
 
 describe('logs of ZkLockModule', () => {

@@ -1,4 +1,4 @@
-import { INestApplication, Logger, ModuleMetadata } from '@nestjs/common';
+import { INestApplication, Logger, LoggerService, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { LockEvents, LockService, ZkLockModule, ZkLockModuleOptions } from '../../../lib';
@@ -103,11 +103,10 @@ export interface LogLine {
 }
 
 /**
- * Records every line given to Nest's Logger, whatever its level, from now until `restore()`.
- * Nest calls `error(message, stack?, context?)` and the other levels `(message, context?)`.
+ * A LoggerService that records every line it is given, whatever its level, into `lines`. Nest
+ * calls `error(message, stack?, context?)` and the other levels `(message, context?)`.
  */
-export function captureLogs(): { lines: LogLine[]; restore(): void } {
-  const lines: LogLine[] = [];
+export function capturingLogger(lines: LogLine[]): LoggerService {
   const record =
     (level: LogLine['level']) =>
     (message: unknown, ...rest: unknown[]): void => {
@@ -117,13 +116,19 @@ export function captureLogs(): { lines: LogLine[]; restore(): void } {
         (level === 'error' && rest.length > 1 && typeof rest[0] === 'string');
       lines.push({ level, context, message: String(message), stack });
     };
-  Logger.overrideLogger({
+  return {
     log: record('log'),
     error: record('error'),
     warn: record('warn'),
     debug: record('debug'),
     verbose: record('verbose'),
     fatal: record('fatal'),
-  });
+  };
+}
+
+/** Records every line given to Nest's static Logger from now until `restore()`. */
+export function captureLogs(): { lines: LogLine[]; restore(): void } {
+  const lines: LogLine[] = [];
+  Logger.overrideLogger(capturingLogger(lines));
   return { lines, restore: () => Logger.overrideLogger(['error']) };
 }
