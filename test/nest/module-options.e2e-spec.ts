@@ -77,11 +77,15 @@ describe("the module's waitTimeoutMs applies to LockService too", () => {
         ['readLock', locks.readLock('/rw').withLock(() => 'ran')],
         ['semaphore', locks.semaphore('/sem', { maxLeases: 1 }).withLease(() => 'ran')],
       ];
-      for (const [what, wait] of waits) {
-        const error = await wait.then(
+      // Each outcome is taken as it comes (the waits run at once).
+      const outcomes = waits.map(([what, wait]) =>
+        wait.then(
           () => new Error(`${what} ran`),
           (err: unknown) => err,
-        );
+        ),
+      );
+      for (const [i, [what]] of waits.entries()) {
+        const error = await outcomes[i];
         expect([what, error]).toEqual([what, expect.any(LockTimeoutError)]);
         expect([what, (error as LockTimeoutError).waitTimeoutMs]).toEqual([what, WAIT_MS]);
       }
