@@ -25,7 +25,7 @@ describe('ZkLockEventLogger: connection states', () => {
         (...args: unknown[]) => void lines.push(`${level} ${args[0]}`),
       );
     }
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined); // the connect line
+    vi.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined); // the connect line
     client = new FakeClient();
     logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
     logger.start();
@@ -94,7 +94,7 @@ describe('ZkLockEventLogger: onBusy skips', () => {
         (...args: unknown[]) => void lines.push(`${level} ${args[0]}`),
       );
     }
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined); // the connect line
+    vi.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined); // the connect line
     const client = new FakeClient();
     const logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
     logger.start();
