@@ -6,14 +6,22 @@ export class ZkLockError extends Error {
   }
 }
 
-/** The lock path (after namespacing) is not a valid ZooKeeper path, or a template value is missing. */
+/**
+ * The lock path (after namespacing) is not a valid ZooKeeper path, or a template value is missing.
+ * The message shows at most the first 100 characters of a long path (it may come from a request
+ * body, and a 400 answer carries the message).
+ */
 export class InvalidLockPathError extends ZkLockError {
   constructor(
     readonly path: string,
     readonly reason: string,
   ) {
-    super(`Invalid lock path "${path}": ${reason}.`);
+    super(`Invalid lock path "${shortened(path)}": ${reason}.`);
   }
+}
+
+function shortened(path: string): string {
+  return path.length <= 120 ? path : `${path.slice(0, 100)}...(${path.length} characters)`;
 }
 
 /**

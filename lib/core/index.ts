@@ -37,5 +37,5 @@ export {
 } from './errors';
 export type { LockLossReason, ConnectFailure } from './errors';
 export type { ZkTlsOptions } from './zookeeper/zk-credentials';
-export { validateLockPath, encodePathSegment } from './paths';
+export { validateLockPath, encodePathSegment, MAX_LOCK_PATH_BYTES } from './paths';
 export { fencingTokenText } from './recipes/lock-naming';

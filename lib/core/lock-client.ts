@@ -404,6 +404,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     });
   }
 
+  /**
+   * Releases, lets node requests under way finish and cleans up, for at most sessionTimeoutMs
+   * (by then a session that cannot reach ZooKeeper counts as lost, and its nodes as gone), then
+   * closes the session, which waits at most requestTimeoutMs for the server: close() returns
+   * within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does (issue #19 §3).
+   */
   private async shutdown(): Promise<void> {
     const semaphores = this.semaphores.close();
     const queues = this.queues.all();
@@ -414,12 +420,22 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
         return q.release(holder);
       }),
     );
-    await Promise.all([...releases, semaphores]);
-    // Nodes still being created for callers that gave up are deleted once created: wait, so
-    // that the lock paths are empty when the reaper removes them.
-    await Promise.all(queues.map((q) => q.whenIdle()));
-    await this.reaper.flush();
+    const graceful = async (): Promise<void> => {
+      await Promise.all([...releases, semaphores]);
+      // Nodes still being created for callers that gave up are deleted once created: wait, so
+      // that the lock paths are empty when the reaper removes them.
+      await Promise.all(queues.map((q) => q.whenIdle()));
+      await this.reaper.flush();
+    };
+    await settleWithin(graceful(), this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs);
     await this.connection.close();
     this.removeAllListeners();
   }
+}
+
+/** Resolves once `work` has, or after `ms`, whichever comes first (the timer is cleared). */
+function settleWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -3,6 +3,12 @@ import { removeIdleLockPath } from './recipes/lock-path';
 import { parentPath } from './paths';
 
 /**
+ * Tries on a connected session that failed on the connection (lost or unanswered) before a path
+ * is given up: a path the server refuses to read drops the connection every time (issue #19 §3).
+ */
+const FAILED_TRIES = 3;
+
+/**
  * Removes lock nodes (and their empty ancestors created as lock paths) once they have been idle
  * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against
  * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
@@ -15,6 +21,8 @@ import { parentPath } from './paths';
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
+  /** Paths whose removal failed on a connected session, with how often (see FAILED_TRIES). */
+  private readonly failures = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
@@ -25,9 +33,9 @@ export class ParentReaper {
     private readonly isBusy: (lockPath: string) => boolean,
   ) {}
 
-  /** How many paths it remembers (scheduled or being removed): 0 once all are done. */
+  /** How many paths it remembers (scheduled, being removed, failing): 0 once all are done. */
   get remembered(): number {
-    return this.due.size + this.inflight.size;
+    return this.due.size + this.inflight.size + this.failures.size;
   }
 
   schedule(lockPath: string, delayMs = this.delayMs): void {
@@ -42,6 +50,7 @@ export class ParentReaper {
 
   cancel(lockPath: string): void {
     this.due.delete(lockPath);
+    this.failures.delete(lockPath);
   }
 
   /** Reaps everything scheduled now (close()). */
@@ -81,12 +90,27 @@ export class ParentReaper {
     // The lock node itself, then its ancestors while they are empty lock paths, deepest first.
     for (;;) {
       const outcome = await removeIdleLockPath(session, path);
-      if (outcome === 'kept' || outcome === 'foreign') return; // in use elsewhere, or not ours
-      // Connection trouble: again later (from the lock node: gone by then, so NO_NODE).
-      if (outcome === 'retry') return this.retryLater(lockPath);
+      if (outcome === 'kept' || outcome === 'foreign') {
+        this.failures.delete(lockPath);
+        return; // in use elsewhere, or not ours
+      }
+      // Connection trouble: again later (from the lock node: gone by then, so NO_NODE), a few
+      // times (the path is left in ZooKeeper then).
+      if (outcome === 'retry') return this.failed(lockPath);
+      this.failures.delete(lockPath);
       path = parentPath(path);
       if (path === '/' || this.hasBusyDescendant(path)) return;
     }
+  }
+
+  private failed(lockPath: string): void {
+    const tries = (this.failures.get(lockPath) ?? 0) + 1;
+    if (tries >= FAILED_TRIES) {
+      this.failures.delete(lockPath);
+      return;
+    }
+    this.failures.set(lockPath, tries);
+    this.retryLater(lockPath);
   }
 
   /** After connection trouble: unless the path is busy again (then cancel() drops it). */

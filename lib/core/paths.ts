@@ -4,6 +4,17 @@ import { InvalidLockPathError } from './errors';
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
 
+/**
+ * The longest lock path, in UTF-8 bytes, namespace included (docs/design.md "Paths and
+ * templates"). A ZooKeeper server drops the connection on any request longer than its
+ * `jute.maxbuffer` (1 MB by default, often set lower), and every request about a lock names its
+ * path: a path near that size turned each acquire into a reconnect storm (issue #19 §3). 4 KB
+ * (Linux's PATH_MAX) is far above any key a lock needs, keeps every request about a lock 250
+ * times below the default, and a listing of the path's parent (a tool's `ls /locks`) still
+ * holds 250 such siblings.
+ */
+export const MAX_LOCK_PATH_BYTES = 4096;
+
 /** Throws InvalidLockPathError unless `path` is a valid absolute ZooKeeper path for a lock. */
 export function validateLockPath(path: unknown): string {
   if (typeof path !== 'string')
@@ -15,6 +26,7 @@ export function validateLockPath(path: unknown): string {
   if (path === '/')
     throw new InvalidLockPathError(path, 'the root "/" cannot be a lock; use e.g. "/locks/name"');
   if (path.endsWith('/')) throw new InvalidLockPathError(path, 'it must not end with "/"');
+  checkLength(path);
   const bad = FORBIDDEN.exec(path);
   if (bad) {
     const code = bad[0].charCodeAt(0).toString(16).padStart(4, '0');
@@ -40,7 +52,21 @@ export function applyNamespace(namespace: string | undefined, path: string): str
   validateLockPath(path);
   if (!namespace) return path;
   if (namespace !== checkedNamespace) checkedNamespace = validateLockPath(namespace);
-  return namespace + path;
+  return checkLength(namespace + path, path);
+}
+
+/** InvalidLockPathError for a path over MAX_LOCK_PATH_BYTES; `shown` is the caller's path. */
+function checkLength(full: string, shown = full): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most paths need no count at all.
+  if (full.length * 3 <= MAX_LOCK_PATH_BYTES) return full;
+  const bytes = Buffer.byteLength(full, 'utf8');
+  if (bytes <= MAX_LOCK_PATH_BYTES) return full;
+  throw new InvalidLockPathError(
+    shown,
+    `it is ${bytes} bytes long (UTF-8${full === shown ? '' : ', namespace included'}), over the ` +
+      `limit of ${MAX_LOCK_PATH_BYTES} bytes: ZooKeeper drops the connection on a request ` +
+      'longer than its jute.maxbuffer. Use a shorter key (e.g. a hash of a long value)',
+  );
 }
 
 /** The last namespace validated (a client applies the same one to every path). */

@@ -2,7 +2,7 @@
  * Issue #2 §5.10: invalid lock paths are rejected with InvalidLockPathError before anything is
  * sent: the server's packet counter does not move.
  */
-import { InvalidLockPathError, ZkLockClient, ZkLockError } from '../../lib';
+import { InvalidLockPathError, MAX_LOCK_PATH_BYTES, ZkLockClient, ZkLockError } from '../../lib';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
 import { testRoot, ZkAdmin } from './support/zk-admin';
 
@@ -90,6 +90,56 @@ describe('invalid lock paths', () => {
     const beforeValid = await packets();
     await (await locks.tryAcquire(`${root}/valid`))?.release();
     expect((await packets()) - beforeValid).toBeGreaterThan(probeCost);
+  });
+
+  it(`rejects a path over ${MAX_LOCK_PATH_BYTES} bytes (namespace included) before sending anything`, async () => {
+    // Issue #19 §3: a path longer than the server's jute.maxbuffer (1 MB) made it drop the
+    // connection on every request naming it, forever. With the namespace of `namespaced`, a
+    // path that fits alone is over the limit.
+    const namespaced = await ZkLockClient.connect({
+      connectionString: server.connectionString,
+      namespace: '/ns',
+    });
+    const fitsAlone = `/${'é'.repeat(MAX_LOCK_PATH_BYTES / 2 - 1)}`; // 2 bytes a character
+    const cases: Array<[ZkLockClient, string]> = [
+      [locks, `/${'x'.repeat(MAX_LOCK_PATH_BYTES)}`],
+      [locks, `/${'x'.repeat(1024 * 1024)}`],
+      [locks, `/${'é'.repeat(MAX_LOCK_PATH_BYTES / 2)}`],
+      [namespaced, fitsAlone],
+    ];
+    try {
+      expect(Buffer.byteLength(fitsAlone)).toBe(MAX_LOCK_PATH_BYTES - 1);
+      const first = await packets();
+      const before = await packets();
+      const probeCost = before - first;
+      for (const [client, path] of cases) {
+        const calls = [
+          () => client.acquire(path, { waitTimeoutMs: 1_000 }),
+          () => client.tryAcquire(path),
+          () => client.withLock(path, () => 'ran'),
+          () => client.readLock(path).acquire(),
+          () => client.inspect(path),
+        ];
+        for (const call of calls) {
+          const error = await call().then(
+            () => 'no error',
+            (err: unknown) => err,
+          );
+          expect(error).toBeInstanceOf(InvalidLockPathError);
+          expect((error as InvalidLockPathError).path).toBe(path);
+          const message = (error as Error).message;
+          expect(message).toContain(`over the limit of ${MAX_LOCK_PATH_BYTES} bytes`);
+          expect(message.length).toBeLessThan(500); // a 400 answer carries it: not the path
+        }
+      }
+      expect((await packets()) - before).toBe(probeCost);
+      // At the limit, a path works.
+      await (
+        await locks.tryAcquire(`${root}/${'x'.repeat(MAX_LOCK_PATH_BYTES - root.length - 1)}`)
+      )?.release();
+    } finally {
+      await namespaced.close();
+    }
   });
 
   it('rejects an invalid namespace when connecting', async () => {

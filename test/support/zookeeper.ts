@@ -119,6 +119,8 @@ export interface ZooKeeperOptions {
   extraConfig?: string[];
   /** Also listen on a TLS `secureClientPort` (needs `ssl.*` and Netty in extraConfig). */
   secureClientPort?: boolean;
+  /** Extra JVM system properties, e.g. `-Djute.maxbuffer=2048` (not settable in zoo.cfg). */
+  jvmFlags?: string[];
 }
 
 export class ZooKeeperMember {
@@ -133,6 +135,7 @@ export class ZooKeeperMember {
     readonly dataDir: string,
     private readonly configFile: string,
     private readonly classpath: string,
+    private readonly jvmFlags: string[] = [],
   ) {}
 
   get pid(): number | undefined {
@@ -155,6 +158,7 @@ export class ZooKeeperMember {
         '-Dzookeeper.admin.enableServer=false',
         '-Dzookeeper.jmx.log4j.disable=true',
         '-Dzookeeper.root.logger=WARN,CONSOLE',
+        ...this.jvmFlags,
         '-cp',
         this.classpath,
         'org.apache.zookeeper.server.quorum.QuorumPeerMain',
@@ -303,7 +307,14 @@ export class ZooKeeperServer {
       const configFile = join(dataDir, 'zoo.cfg');
       writeFileSync(configFile, config + '\n');
       if (size > 1) writeFileSync(join(dataDir, 'myid'), `${id}\n`);
-      const member = new ZooKeeperMember(id, clientPort, dataDir, configFile, classpath);
+      const member = new ZooKeeperMember(
+        id,
+        clientPort,
+        dataDir,
+        configFile,
+        classpath,
+        options.jvmFlags,
+      );
       member.secureClientPort = securePorts[i];
       return member;
     });

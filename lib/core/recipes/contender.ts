@@ -16,6 +16,12 @@ import { ensureLockPath } from './lock-path';
 import { MAX_GENERATION, fencingToken, protectedPrefix } from './lock-naming';
 import { pastSequenceGuard, waitForSequenceReset } from './sequence-wrap';
 
+/**
+ * How many more answers in doubt recovery takes once nobody waits for the node any more (the
+ * caller gave up, or close() ended the wait): then it stops (see keepRecovering).
+ */
+const DOUBTS_AFTER_WAIT = 2;
+
 export interface ContenderContext {
   readonly connection: ZkConnection;
   /** The recipe's node name and holding rule (mutex, read or write). */
@@ -64,6 +70,8 @@ export class Contender {
     else if (this.holding ? this.selfWatchWanted : this.state === 'queued') this.armSelfWatch();
   };
   private deletion?: Promise<void>;
+  /** Answers in doubt since nobody waits for this node any more (see keepRecovering). */
+  private doubtsAfterWait = 0;
   /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
   private readonly strays = new Map<string, Promise<void>>();
   /** The watch on the node ahead of ours, while we wait. */
@@ -148,8 +156,9 @@ export class Contender {
       } catch (err) {
         if (isNoNode(err)) {
           if (this.abandoned) return; // the leader had no lock path: no node of ours either
-          await ensureLockPath(session, this.ctx.lockPath);
-          continue;
+          const wanted = (): boolean => !this.abandoned;
+          if (await ensureLockPath(session, this.ctx.lockPath, undefined, wanted)) continue;
+          return; // the caller's wait ended while the path's create was in doubt
         }
         // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
         // that name: the path must be re-created (sequence-wrap.ts).
@@ -158,7 +167,7 @@ export class Contender {
           return;
         }
         if (!isInDoubt(err)) throw err;
-        if (await this.recover(session)) return;
+        if (!this.keepRecovering() || (await this.recover(session))) return;
         inDoubt = true;
         continue;
       }
@@ -402,9 +411,10 @@ export class Contender {
 
   /**
    * The create's reply was lost. Find our node by uuid; adopt it only if it belongs to this
-   * session, delete it otherwise. Returns true when adopted, false to create again. Looks again
-   * while its own requests are in doubt too: giving up would leave a node the server may still
-   * create, and it would hold the lock for as long as the session lives (docs/design.md §1.5).
+   * session, delete it otherwise. Returns true when done (adopted, or given up: see
+   * keepRecovering), false to create again. Looks again while its own requests are in doubt
+   * too: giving up would leave a node the server may still create, and it would hold the lock
+   * for as long as the session lives (docs/design.md §1.5).
    */
   private async recover(session: ZkSession): Promise<boolean> {
     for (;;) {
@@ -421,8 +431,21 @@ export class Contender {
       } catch (err) {
         if (isNoNode(err)) return false; // the lock node (or ours) is gone: create again
         if (!isInDoubt(err)) throw err;
+        if (!this.keepRecovering()) return true;
       }
     }
+  }
+
+  /**
+   * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
+   * a caller waits for this node. Once nobody does, DOUBTS_AFTER_WAIT more: enough for a
+   * reconnect after a lost reply (the usual case), while a path whose every request makes the
+   * server drop the connection (longer than its jute.maxbuffer) no longer reconnects forever,
+   * and close() can finish (issue #19 §3). A node it could not find then (if the server created
+   * one at all) is ours: it goes with the session at the latest (docs/design.md §1.5).
+   */
+  private keepRecovering(): boolean {
+    return !this.abandoned || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
   }
 
   private async findOwn(session: ZkSession): Promise<boolean> {

@@ -33,15 +33,18 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
  * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
  * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
  * whose answer is lost (connection loss, request timeout) is sent again once the session is
- * usable (a node found existing then is fine). Another client may remove an empty ancestor
- * meanwhile (its cleanup): then start again. Rejects with SESSION_GONE when the session ends.
+ * usable (a node found existing then is fine), while `wanted()`: a path the server refuses to
+ * read drops the connection on every try, so the caller's wait must end it (issue #19 §3); false
+ * then. Another client may remove an empty ancestor meanwhile (its cleanup): then start again.
+ * Rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,
   path: string,
   leafData: Buffer = LOCK_PATH_DATA,
+  wanted: () => boolean = () => true,
   attempts = 10,
-): Promise<void> {
+): Promise<boolean> {
   const segments = path.split('/').slice(1);
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
@@ -54,17 +57,19 @@ export async function ensureLockPath(
         );
       } catch (err) {
         if (isInDoubt(err)) {
+          if (!wanted()) return false;
           if (await session.whenUsable()) continue;
           throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
         }
         if (isNoNode(err) && attempts > 1) {
-          return ensureLockPath(session, path, leafData, attempts - 1);
+          return ensureLockPath(session, path, leafData, wanted, attempts - 1);
         }
         if (!isNodeExists(err)) throw err;
       }
       break;
     }
   }
+  return true;
 }
 
 /**
