@@ -18,6 +18,9 @@ export const shared = {
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
     alias: {
+      'nestjs-zookeeper-lock/core/testing': new URL('./lib/core/testing/index.ts', import.meta.url)
+        .pathname,
+      'nestjs-zookeeper-lock/testing': new URL('./lib/testing/index.ts', import.meta.url).pathname,
       'nestjs-zookeeper-lock/core': new URL('./lib/core/index.ts', import.meta.url).pathname,
       'nestjs-zookeeper-lock': new URL('./lib/index.ts', import.meta.url).pathname,
     },

@@ -1,8 +1,8 @@
 /**
  * Strict consumers type-check against the packed tarball (`skipLibCheck: false`, strict) under
  * moduleResolution node16, nodenext and bundler, with TypeScript 5.x and 7.x side by side (npm
- * aliases): the NestJS consumer with NestJS installed, the core consumer with nothing but
- * @types/node. test/consumers/types/ holds their sources.
+ * aliases): the NestJS consumer with NestJS 12 and with NestJS 11 installed (see CONSUMERS), the
+ * core consumer with nothing but @types/node. test/consumers/types/ holds their sources.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,16 +32,53 @@ const STRICT = {
   emitDecoratorMetadata: true,
 };
 
-/** One consumer folder: `source` as an ESM .ts file and, for node16/nodenext, as a .cts too. */
-function prepare(dir: string, source: string, specs: string[]): void {
+interface Consumer {
+  name: string;
+  /** Its source in test/consumers/types. */
+  source: string;
+  /** What it installs besides the tarball, @types/node and the TypeScripts. */
+  packages: string[];
+  resolutions: string[];
+}
+
+/**
+ * NestJS 12 is ESM-only, and TypeScript's `module: node16` refuses a CommonJS file (our
+ * declarations, like any CommonJS code) importing an ES module, where nodenext (TypeScript 5.8+)
+ * and node20 follow Node's require(esm): NestJS 12 is checked under nodenext and bundler, NestJS
+ * 11 (CommonJS) under node16. docs/design.md "The published package".
+ */
+const CONSUMERS: Consumer[] = [
+  {
+    name: 'nest12',
+    source: 'nest-consumer.ts',
+    packages: ['@nestjs/common@^12', '@nestjs/core@^12', 'reflect-metadata', 'rxjs'],
+    resolutions: ['nodenext', 'bundler'],
+  },
+  {
+    name: 'nest11',
+    source: 'nest-consumer.ts',
+    packages: ['@nestjs/common@^11', '@nestjs/core@^11', 'reflect-metadata', 'rxjs'],
+    resolutions: ['node16'],
+  },
+  { name: 'core', source: 'core-consumer.ts', packages: [], resolutions: Object.keys(RESOLUTIONS) },
+];
+
+/** One consumer folder: its source as an ESM .ts file and, for node16/nodenext, as a .cts too. */
+function prepare(dir: string, consumer: Consumer, tarball: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  npmInstall(dir, specs);
-  copyFileSync(join(root, 'test', 'consumers', 'types', source), join(dir, 'consumer.ts'));
-  copyFileSync(join(root, 'test', 'consumers', 'types', source), join(dir, 'consumer.cts'));
-  for (const [resolution, module] of Object.entries(RESOLUTIONS)) {
+  const typescripts = TYPESCRIPTS.map(([alias, spec]) => `${alias}@${spec}`);
+  npmInstall(dir, [tarball, '@types/node@^22', ...consumer.packages, ...typescripts]);
+  const source = join(root, 'test', 'consumers', 'types', consumer.source);
+  copyFileSync(source, join(dir, 'consumer.ts'));
+  copyFileSync(source, join(dir, 'consumer.cts'));
+  for (const resolution of consumer.resolutions) {
     const files = resolution === 'bundler' ? ['consumer.ts'] : ['consumer.ts', 'consumer.cts'];
-    const compilerOptions = { ...STRICT, module, moduleResolution: resolution };
+    const compilerOptions = {
+      ...STRICT,
+      module: RESOLUTIONS[resolution],
+      moduleResolution: resolution,
+    };
     writeFileSync(
       join(dir, `tsconfig.${resolution}.json`),
       JSON.stringify({ compilerOptions, files }),
@@ -49,22 +86,18 @@ function prepare(dir: string, source: string, specs: string[]): void {
   }
 }
 
-/** Type-checks both consumers under every resolution and TypeScript line; the runs, described. */
+/** Type-checks every consumer under its resolutions with each TypeScript line; the runs, described. */
 export function checkStrictConsumers(tarball: string, dir: string): string[] {
-  const typescripts = TYPESCRIPTS.map(([alias, spec]) => `${alias}@${spec}`);
-  const nest = join(dir, 'nest');
-  const nestPeers = ['@nestjs/common@^11', '@nestjs/core@^11', 'reflect-metadata', 'rxjs'];
-  prepare(nest, 'nest-consumer.ts', [tarball, '@types/node@^22', ...nestPeers, ...typescripts]);
-  const core = join(dir, 'core');
-  prepare(core, 'core-consumer.ts', [tarball, '@types/node@^22', ...typescripts]);
   const runs: string[] = [];
-  for (const [alias] of TYPESCRIPTS) {
-    for (const resolution of Object.keys(RESOLUTIONS)) {
-      for (const consumer of [nest, core]) {
-        const tsc = join(consumer, 'node_modules', alias, 'bin', 'tsc');
-        const version = run(process.execPath, [tsc, '--version'], consumer).trim();
-        run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], consumer);
-        runs.push(`${version} ${resolution} ${consumer === nest ? 'nest' : 'core'}`);
+  for (const consumer of CONSUMERS) {
+    const consumerDir = join(dir, consumer.name);
+    prepare(consumerDir, consumer, tarball);
+    for (const [alias] of TYPESCRIPTS) {
+      const tsc = join(consumerDir, 'node_modules', alias, 'bin', 'tsc');
+      const version = run(process.execPath, [tsc, '--version'], consumerDir).trim();
+      for (const resolution of consumer.resolutions) {
+        run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], consumerDir);
+        runs.push(`${consumer.name} ${version} ${resolution}`);
       }
     }
   }
