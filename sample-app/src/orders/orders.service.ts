@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DistributedLock, LockService, MultiLockHandle, toHttpError } from 'nestjs-zookeeper-lock';
+import { DistributedLock, LockService, MultiLockHandle } from 'nestjs-zookeeper-lock';
 import { heldFencingToken, orderLockPath, productLockPath } from '../locking/lock-paths';
 import { PaymentGateway } from '../payment/payment.gateway';
 import { InventoryStore } from '../store/inventory.store';
@@ -57,18 +57,13 @@ export class OrdersService {
   /**
    * Several products at once, all or nothing, under one multi-path lock on every product's path
    * (taken in one canonical order, so orders naming the same products in opposite orders cannot
-   * deadlock); every write is fenced with its product's token, in one transaction.
+   * deadlock); every write is fenced with its product's token, in one transaction. The wait is
+   * the module's waitTimeoutMs; a lock timeout answers 409, ZooKeeper down 503 (the module maps
+   * lock errors wherever they are thrown).
    */
-  async placeMultiOrder(items: OrderBody[]): Promise<PlacedMultiOrder> {
+  placeMultiOrder(items: OrderBody[]): Promise<PlacedMultiOrder> {
     const paths = items.map((item) => productLockPath(item.productId));
-    const waitTimeoutMs = this.locks.defaultWaitTimeoutMs;
-    try {
-      return await this.locks.withLockAll(paths, (multi) => this.sellAll(items, multi), {
-        waitTimeoutMs,
-      });
-    } catch (err) {
-      throw toHttpError(err); // a lock timeout is a 409, ZooKeeper down a 503
-    }
+    return this.locks.withLockAll(paths, (multi) => this.sellAll(items, multi));
   }
 
   /** The same read-pay-write with no lock and no fence: the oversell this app demonstrates. */
