@@ -43,6 +43,17 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('checks forRootAsync options the same way, once the factory has given them', async () => {
+    const boot = Test.createTestingModule({
+      imports: [
+        ZkLockModule.forRootAsync({
+          useFactory: () => ({ connectionString: NOWHERE, waitTimeoutMs: '5s' as never }),
+        }),
+      ],
+    }).compile();
+    await expect(boot).rejects.toThrow(/ZkLockModule.forRoot\(\): waitTimeoutMs must be/);
+  });
+
   it('checks the core client the same way', async () => {
     const connect = ZkLockClient.connect({
       connectionString: NOWHERE,
