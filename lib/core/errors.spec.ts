@@ -43,12 +43,15 @@ describe('errors', () => {
 
   it('LockTimeoutError names the path, the limit, the queue and what to do', () => {
     const error = new LockTimeoutError('/locks/order:42', 5000, 3);
-    expect(error).toMatchObject({ path: '/locks/order:42', waitTimeoutMs: 5000, holdersAhead: 3 });
+    expect(error).toMatchObject({ path: '/locks/order:42', waitTimeoutMs: 5000, ahead: 3 });
     expect(error.message).toContain('Timed out after 5000 ms waiting for lock "/locks/order:42"');
-    expect(error.message).toContain('(3 holders ahead)');
+    expect(error.message).toContain('(3 callers ahead of it, holding or waiting)');
     expect(error.message).toContain('Raise waitTimeoutMs');
-    expect(new LockTimeoutError('/a', 1, 1).message).toContain('(1 holder ahead)');
-    expect(new LockTimeoutError('/a', 1, 0).message).toContain('(0 holders ahead)');
+    expect(new LockTimeoutError('/a', 1, 1).message).toContain('(1 caller ahead of it,');
+    // Issue #19 §6: an unknown place is said so, not "0 holders ahead".
+    expect(new LockTimeoutError('/a', 1, undefined).message).toContain(
+      '(its place in line was not known yet)',
+    );
   });
 
   it('LockAbortedError keeps the abort reason as its cause', () => {

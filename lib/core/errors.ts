@@ -54,23 +54,34 @@ export class LockModeError extends ZkLockError {
 }
 
 /**
- * `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. `advice`
- * fits how the lock was taken (the NestJS decorator gives its own options).
+ * `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. `ahead`:
+ * how many callers were ahead of it in line, the holders and the waiters (every process's),
+ * undefined when its place was not known yet (no node, or no listing yet). `advice` fits how
+ * the lock was taken (the NestJS decorator gives its own options).
  */
 export class LockTimeoutError extends ZkLockError {
   constructor(
     readonly path: string,
     readonly waitTimeoutMs: number,
-    readonly holdersAhead: number,
+    readonly ahead: number | undefined,
     advice = 'Raise waitTimeoutMs, shorten the work done under this lock, or use tryAcquire to skip when busy.',
     options?: { cause?: unknown },
   ) {
     super(
-      `Timed out after ${waitTimeoutMs} ms waiting for lock "${path}" ` +
-        `(${holdersAhead} ${holdersAhead === 1 ? 'holder' : 'holders'} ahead). ${advice}`,
+      `Timed out after ${waitTimeoutMs} ms waiting for lock "${path}" (${aheadText(ahead)}). ${advice}`,
       options,
     );
   }
+
+  /** @deprecated `ahead` (holders and waiters ahead, not only holders), 0 when not known. */
+  get holdersAhead(): number {
+    return this.ahead ?? 0;
+  }
+}
+
+function aheadText(ahead: number | undefined): string {
+  if (ahead === undefined) return 'its place in line was not known yet';
+  return `${ahead} ${ahead === 1 ? 'caller' : 'callers'} ahead of it, holding or waiting`;
 }
 
 /** The caller's AbortSignal fired while waiting. The waiter's node is removed. */

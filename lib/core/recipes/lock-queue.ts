@@ -146,9 +146,23 @@ export class LockQueue extends WaiterQueue {
     return this.holder?.state !== 'lost';
   }
 
-  protected override holdersAhead(waiter: Waiter): number {
-    const local = this.waiters.indexOf(waiter) + (this.holder ? 1 : 0);
-    return Math.max(local, waiter.contender?.ahead ?? 0);
+  /**
+   * The nodes ahead of ours in ZooKeeper, where a node of ours ahead counts as the callers it
+   * serves; plus the callers of our own node ahead of this one (and its holder).
+   */
+  protected override callersAhead(waiter: Waiter): number | undefined {
+    const node = waiter.contender;
+    if (node?.predecessor === undefined) return undefined;
+    const before = this.waiters.slice(0, this.waiters.indexOf(waiter));
+    const sameNode = before.filter((w) => w.contender === node).length;
+    const onOwnNodesAhead = before.filter(
+      (w) => w.contender && w.contender !== node && w.contender.sequence < node.sequence,
+    );
+    const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
+    const holderNode = this.holder?.contender;
+    if (holderNode && holderNode !== node) ownNodesAhead.add(holderNode); // ahead: it holds
+    const holding = holderNode ? 1 : 0;
+    return node.ahead - ownNodesAhead.size + onOwnNodesAhead.length + sameNode + holding;
   }
 
   /** Asks the server whether a batch's node still exists, then serves (or requeues) its callers. */

@@ -53,7 +53,7 @@ export async function acquireAll(
     await releaseInReverse(taken);
     // The budget was the whole wait, not what was left of it for this path.
     if (err instanceof LockTimeoutError && waitTimeoutMs !== undefined) {
-      throw new LockTimeoutError(err.path, waitTimeoutMs, err.holdersAhead);
+      throw new LockTimeoutError(err.path, waitTimeoutMs, err.ahead);
     }
     throw err;
   }

@@ -156,9 +156,13 @@ export abstract class WaiterQueue implements ContenderContext {
   protected mayQueueNode(): boolean {
     return true;
   }
-  /** How many holders and waiters are ahead of this caller (for LockTimeoutError's message). */
-  protected holdersAhead(waiter: Waiter): number {
-    return waiter.contender?.ahead ?? 0;
+  /**
+   * How many callers, holding or waiting, are ahead of this one (LockTimeoutError's message);
+   * undefined while its place is not known (no node yet, or no listing yet).
+   */
+  protected callersAhead(waiter: Waiter): number | undefined {
+    const node = waiter.contender;
+    return node?.predecessor === undefined ? undefined : node.ahead;
   }
 
   // ---- shared machinery ---------------------------------------------------------------------
@@ -296,6 +300,6 @@ export abstract class WaiterQueue implements ContenderContext {
         `while waiting for lock "${this.displayPath}" (session ${session.state})`,
       );
     }
-    return new LockTimeoutError(this.displayPath, waitTimeoutMs, this.holdersAhead(waiter));
+    return new LockTimeoutError(this.displayPath, waitTimeoutMs, this.callersAhead(waiter));
   }
 }
