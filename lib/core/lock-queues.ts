@@ -81,7 +81,10 @@ export class LockQueues {
   }
 
   onSuspended(session: ZkSession): void {
-    for (const q of this.all()) q.onSuspended(session);
+    for (const q of this.all()) {
+      q.onSuspended(session);
+      q.failTries();
+    }
   }
 
   onReconnected(session: ZkSession): void {

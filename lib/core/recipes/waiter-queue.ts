@@ -103,9 +103,16 @@ export abstract class WaiterQueue implements ContenderContext {
     });
   }
 
-  /** The lock only if it can be had right now (one round trip); null otherwise. */
+  /**
+   * The lock only if it can be had right now (one round trip); null otherwise. Without a
+   * connected session it answers at once with ZooKeeperUnavailableError (it waited for a new
+   * session for up to connectTimeoutMs: issue #19 §6), and a try under way fails so as soon as
+   * the connection drops (failTries).
+   */
   tryAcquire(): Promise<HeldLock | null> {
     if (this.busyLocally()) return Promise.resolve(null);
+    const session = this.connection.current;
+    if (session.state !== 'connected') return Promise.reject(this.noSessionForTry());
     return new Promise((resolve, reject) => {
       this.waiters.push({ tryOnly: true, done: false, resolve, reject, cleanup: () => undefined });
       this.pump();
@@ -122,6 +129,17 @@ export abstract class WaiterQueue implements ContenderContext {
   whenIdle(): Promise<void> {
     if (this.idle) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The connection dropped: tries under way answer now, rather than wait for a reconnect. */
+  failTries(): void {
+    for (const w of [...this.waiters]) if (w.tryOnly) this.cancel(w, this.noSessionForTry());
+  }
+
+  private noSessionForTry(): ZooKeeperUnavailableError {
+    const session = this.connection.current;
+    const what = `a try of lock "${this.displayPath}" (the session is ${session.state}, and a try does not wait for one)`;
+    return new ZooKeeperUnavailableError(session.connectionString, 0, what);
   }
 
   /** Ends every wait (client closing); holders are left to the caller. */
