@@ -6,6 +6,7 @@ import { ZooKeeperAuthFailedError } from '../errors';
 import { ZkCode, ZkRequestError, codeOf, refusedAccess } from './zk-errors';
 import { ZkCredentials } from './zk-credentials';
 import { useTlsSockets } from './tls-connect';
+import { describeSocketFailure } from './socket-failure';
 import { RequestDeadlines } from './request-deadlines';
 import { SessionClock } from './session-clock';
 
@@ -62,7 +63,7 @@ export class ZkSession extends EventEmitter {
       ? `the ZooKeeper session expired, so the server deleted ${nodes}`
       : 'ZooKeeper was unreachable for longer than the session timeout';
   }
-  /** Why the last TLS connection attempt failed, until a session is connected. */
+  /** Why the last connection attempt failed (TLS or plain), until a session is connected. */
   lastFailure?: ConnectFailure;
   /** Servers whose last TLS handshake failed a certificate check (see refusedEverywhere). */
   private readonly refusedBy = new Set<string>();
@@ -560,6 +561,13 @@ export class ZkSession extends EventEmitter {
     cm.onSocketConnected = () => {
       onConnected.call(cm);
       for (const packet of this.credentials.authPackets()) cm.socket.write(packet);
+    };
+    // Why a plain connection failed (a name DNS does not know, a refused port): said when no
+    // session comes. A TLS connection's failure is described by tls-connect.ts instead.
+    const onError = cm.onSocketError;
+    cm.onSocketError = (err: Error) => {
+      if (!this.credentials.usesTls) this.lastFailure = describeSocketFailure(err);
+      onError.call(cm, err);
     };
     const onData = cm.onSocketData;
     cm.onSocketData = (buffer: Buffer) => {
