@@ -5,7 +5,7 @@
  * - 10,000 callers waiting on one path in one process cost ZooKeeper at most `maxNodesPerPath`
  *   nodes of that process and bounded memory, are served FIFO, and cancelling half of them leaves
  *   nothing behind.
- * - two clients that take 10,000 distinct paths in turn (issue #19 §4: per-order keys across two
+ * - two clients that take 18,000 distinct paths in turn (issue #19 §4: per-order keys across two
  *   instances, one creates a path and the other removes it) keep nothing per path: the heap's
  *   slope over rounds of fresh paths stays under a few bytes per path.
  * Figures are printed (and go into RELIABILITY.md); only the properties decide pass/fail.
