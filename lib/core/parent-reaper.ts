@@ -5,6 +5,8 @@ import { parentPath } from './paths';
 /**
  * Tries on a connected session that failed on the connection (lost or unanswered) before a path
  * is given up: a path the server refuses to read drops the connection every time (issue #19 §3).
+ * A failure counts only if the server answered us since the previous one: a server that answers
+ * nothing (frozen, or out of quorum) is an outage, and the path waits for its end instead.
  */
 const FAILED_TRIES = 3;
 
@@ -21,8 +23,8 @@ const FAILED_TRIES = 3;
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
-  /** Paths whose removal failed on a connected session, with how often (see FAILED_TRIES). */
-  private readonly failures = new Map<string, number>();
+  /** Paths whose removal failed on a connected session: how often, and when last (FAILED_TRIES). */
+  private readonly failures = new Map<string, { tries: number; at: number }>();
   private timer?: NodeJS.Timeout;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
@@ -96,20 +98,23 @@ export class ParentReaper {
       }
       // Connection trouble: again later (from the lock node: gone by then, so NO_NODE), a few
       // times (the path is left in ZooKeeper then).
-      if (outcome === 'retry') return this.failed(lockPath);
+      if (outcome === 'retry') return this.failed(lockPath, Date.now() - session.silenceMs);
       this.failures.delete(lockPath);
       path = parentPath(path);
       if (path === '/' || this.hasBusyDescendant(path)) return;
     }
   }
 
-  private failed(lockPath: string): void {
-    const tries = (this.failures.get(lockPath) ?? 0) + 1;
+  /** `heardAt`: when the server last answered us (a reply or a ping reply). */
+  private failed(lockPath: string, heardAt: number): void {
+    const now = Date.now();
+    const previous = this.failures.get(lockPath);
+    const tries = !previous ? 1 : heardAt > previous.at ? previous.tries + 1 : previous.tries;
     if (tries >= FAILED_TRIES) {
       this.failures.delete(lockPath);
       return;
     }
-    this.failures.set(lockPath, tries);
+    this.failures.set(lockPath, { tries, at: now });
     this.retryLater(lockPath);
   }
 
