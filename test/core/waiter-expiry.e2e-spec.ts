@@ -73,9 +73,12 @@ describe('a waiter whose session expires', () => {
     const answer: AgentReply = await reply;
     expect(answer).toMatchObject({ type: 'error', name: 'LockTimeoutError' });
     // A later request proves the agent has a working session again; its old wait left nothing.
-    expect(await waiter.send({ op: 'tryAcquire', path: `${zk.root}/probe` })).toMatchObject({
-      type: 'tried',
-    });
+    // (A try fails at once until the new session is connected: issue #19 §6a.)
+    await eventually(
+      'a try succeeds on the new session',
+      async () =>
+        (await waiter.send({ op: 'tryAcquire', path: `${zk.root}/probe` })).type === 'tried',
+    );
     await waiter.release(`${zk.root}/probe`);
     expect(await queuedPids(path)).toEqual([]);
     expect(await zk.admin.children(path)).toHaveLength(1);
