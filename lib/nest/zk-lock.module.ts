@@ -1,15 +1,10 @@
 import { Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/lock-client';
-import { DistributedLockInterceptor } from './distributed-lock.interceptor';
-import { DistributedLockExplorer } from './distributed-lock.explorer';
-import { LockService } from './lock.service';
-import { lockErrorProviders } from './lock-errors.providers';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
-import { ZkLockHealthIndicator } from './zk-lock.health';
 import { checkModuleOptions } from './zk-lock.module-options';
-import { ZkLockTelemetry } from './zk-lock.telemetry';
+import { zkLockExports, zkLockServices } from './zk-lock.providers';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
 /** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */
@@ -28,15 +23,7 @@ const clientProvider: Provider = {
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [
-    clientProvider,
-    LockService,
-    DistributedLockExplorer,
-    DistributedLockInterceptor,
-    ZkLockHealthIndicator,
-    ZkLockTelemetry,
-    ...lockErrorProviders,
-  ],
-  exports: [ZK_LOCK_CLIENT, LockService, DistributedLockInterceptor, ZkLockHealthIndicator],
+  providers: [clientProvider, ...zkLockServices],
+  exports: zkLockExports,
 })
 export class ZkLockModule extends ZkLockConfigurableModule {}

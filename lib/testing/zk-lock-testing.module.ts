@@ -10,16 +10,11 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/lock-client';
 import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import type { ZkLockClientOptions } from '../core/types';
-import { DistributedLockInterceptor } from '../nest/distributed-lock.interceptor';
-import { DistributedLockExplorer } from '../nest/distributed-lock.explorer';
-import { LockService } from '../nest/lock.service';
-import { lockErrorProviders } from '../nest/lock-errors.providers';
 import { checkModuleOptions } from '../nest/zk-lock.module-options';
 import type { ZkLockModuleOptions } from '../nest/zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/zk-lock.constants';
-import { ZkLockHealthIndicator } from '../nest/zk-lock.health';
 import { ZK_LOCK_MODULE_OPTIONS } from '../nest/zk-lock.module-definition';
-import { ZkLockTelemetry } from '../nest/zk-lock.telemetry';
+import { zkLockExports, zkLockServices } from '../nest/zk-lock.providers';
 
 /** Options of `ZkLockTestingModule.forRoot()`: those of ZkLockModule.forRoot() but where ZooKeeper is. */
 export type ZkLockTestOptions = Omit<
@@ -74,25 +69,14 @@ export class ZkLockTestingModule {
         },
       },
       InMemoryZooKeeperCloser,
-      LockService,
-      DistributedLockExplorer,
-      DistributedLockInterceptor,
-      ZkLockHealthIndicator,
-      ZkLockTelemetry,
-      ...lockErrorProviders,
+      ...zkLockServices,
     ];
     return {
       module: ZkLockTestingModule,
       global: isGlobal ?? false,
       imports: [DiscoveryModule],
       providers,
-      exports: [
-        ZK_LOCK_CLIENT,
-        LockService,
-        DistributedLockInterceptor,
-        ZkLockHealthIndicator,
-        InMemoryZooKeeper,
-      ],
+      exports: [...zkLockExports, InMemoryZooKeeper],
     };
   }
 }

@@ -1,0 +1,29 @@
+import { Provider } from '@nestjs/common';
+import { DistributedLockExplorer } from './distributed-lock.explorer';
+import { DistributedLockInterceptor } from './distributed-lock.interceptor';
+import { LockService } from './lock.service';
+import { lockErrorProviders } from './lock-errors.providers';
+import { ZK_LOCK_CLIENT } from './zk-lock.constants';
+import { ZkLockHealthIndicator } from './zk-lock.health';
+import { ZkLockTelemetry } from './zk-lock.telemetry';
+
+/**
+ * The services around the client that ZkLockModule and ZkLockTestingModule both provide: one
+ * list, so the testing module never lags behind the real one.
+ */
+export const zkLockServices: Provider[] = [
+  LockService,
+  DistributedLockExplorer,
+  DistributedLockInterceptor,
+  ZkLockHealthIndicator,
+  ZkLockTelemetry,
+  ...lockErrorProviders,
+];
+
+/** What both modules export. */
+export const zkLockExports = [
+  ZK_LOCK_CLIENT,
+  LockService,
+  DistributedLockInterceptor,
+  ZkLockHealthIndicator,
+];
