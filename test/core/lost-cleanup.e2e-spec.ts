@@ -1,8 +1,10 @@
 /**
- * Issue #19 §6: a lock lost during an outage left its empty lock path behind. Once the session
- * is back, cleanup removes it. Not reproduced: this passes on the code the issue was filed
- * against too (33410a9), also when the lost holder releases while the restarted server still
- * has the old session's node; it stays as a guard.
+ * Issue #19 §6: a lock lost during an outage left its empty lock path behind. The server restores
+ * the old session from its log when it restarts and keeps the lost holder's node until it expires
+ * that session, a session timeout later; released before then, the node stayed (nobody deletes
+ * it: its session is no longer ours) and cleanup found the path in use and never came back. The
+ * session timeout is long enough that the new session is up well before the old one expires, so
+ * the release meets the node still there on any machine (with 4 s it did only on a fast one).
  */
 import { LockLostError, ZkLockClient } from '../../lib';
 import { scaled } from '../support/time-scale';
@@ -19,7 +21,7 @@ describe('a lock lost during an outage', () => {
     locks = await ZkLockClient.connect({
       connectionString: server.connectionString,
       namespace: root,
-      sessionTimeoutMs: 4_000,
+      sessionTimeoutMs: 12_000,
       connectTimeoutMs: 60_000,
       parentCleanupDelayMs: 100,
     });

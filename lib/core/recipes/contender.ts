@@ -278,10 +278,22 @@ export class Contender {
     this.unwatchPredecessor();
     const strays = Promise.all(this.strays.values()).then(() => undefined);
     if (!this.name || !this.session) return strays;
-    this.deletion ??= Promise.all([deleteWithRetry(this.session, this.nodePath), strays]).then(
-      () => undefined,
-    );
+    this.deletion ??= Promise.all([
+      deleteWithRetry(this.deletingSession(), this.nodePath),
+      strays,
+    ]).then(() => undefined);
     return this.deletion;
+  }
+
+  /**
+   * Our session, or the connection's current one once ours was lost: a server that restored the
+   * lost session from its log keeps our node until it expires it, and no cleanup of this
+   * process would look at the path again (issue #19 §6b). The name carries our uuid, so the node
+   * deleted is ours whoever's session it is now.
+   */
+  private deletingSession(): ZkSession {
+    const current = this.ctx.connection.current;
+    return this.session && this.session === current ? this.session : current;
   }
 
   /** Forget the node without deleting it (its session is gone, and the node with it). */
