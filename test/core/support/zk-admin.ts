@@ -58,7 +58,9 @@ export function clientPortOf(connectionString: string): number {
 export function zkConnectFromEnv(): string {
   const value = process.env.ZK_CONNECT;
   if (!value)
-    throw new Error('ZK_CONNECT is not set: run through the test runner (its global setup starts ZooKeeper)');
+    throw new Error(
+      'ZK_CONNECT is not set: run through the test runner (its global setup starts ZooKeeper)',
+    );
   return value;
 }
 

@@ -12,7 +12,9 @@ export function testNamespace(file: string): string {
 export function zkConnect(): string {
   const connect = process.env.ZK_CONNECT;
   if (!connect)
-    throw new Error('ZK_CONNECT is not set: run through the test runner (its global setup starts ZooKeeper)');
+    throw new Error(
+      'ZK_CONNECT is not set: run through the test runner (its global setup starts ZooKeeper)',
+    );
   return connect;
 }
 
