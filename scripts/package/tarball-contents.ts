@@ -1,10 +1,11 @@
 /**
  * What the tarball holds, checked file by file (docs/design.md "The published package"): the
  * license, every export's files, source maps whose sources are in the tarball, declarations that
- * import no untyped package, no tests.
+ * import no untyped package and show nothing internal (scripts/api/internal-leaks.ts), no tests.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { internalLeaks } from '../api/internal-leaks';
 import { run } from './npm';
 
 /** Every file under `dir`, relative to it. */
@@ -43,6 +44,7 @@ function problemsIn(pkg: string): string[] {
       problems.push(`${types} imports the untyped node-zookeeper-client`);
     }
   }
+  problems.push(...internalLeaks(join(pkg, 'dist')).map((leak) => `dist/${leak}`));
   for (const test of files.filter((f) => /\.(spec|e2e-spec)\.|^test\//.test(f))) {
     problems.push(`${test}: a test, shipped`);
   }

@@ -1,0 +1,64 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { emitDeclarations } from './declarations';
+import { apiEntries, root } from './entries';
+import { internalLeaks, leaksIn } from './internal-leaks';
+import { extractReport } from './report';
+
+/**
+ * `npm run api:check`'s parts: a change to the public types makes the report differ from the
+ * committed one, an `@internal` declaration in the shipped declarations or the report fails.
+ */
+describe('api:check', () => {
+  // Under the repository, so the declarations resolve @nestjs/* and @types/node from its node_modules.
+  const work = join(root, 'dist', `api-report-spec-${process.pid}`);
+  const declarations = join(work, 'declarations');
+  const entry = apiEntries().find((e) => e.entry === './core/testing')!;
+  const declarationOf = join(declarations, 'lib', 'core', 'testing', 'in-memory-zookeeper.d.ts');
+  let original: string;
+  let run = 0;
+  const check = () => {
+    const tempFolder = join(work, `reports-${++run}`);
+    mkdirSync(tempFolder, { recursive: true });
+    return extractReport(entry, { declarations, tempFolder, update: false });
+  };
+
+  beforeAll(() => {
+    emitDeclarations(declarations);
+    original = readFileSync(declarationOf, 'utf8');
+  });
+  afterEach(() => writeFileSync(declarationOf, original));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('finds the declarations as built equal to the committed report, with nothing internal', () => {
+    const result = check();
+    expect(result.errors).toEqual([]);
+    expect(result.changed).toBe(false);
+    expect(internalLeaks(declarations)).toEqual([]);
+  });
+
+  it('fails on a changed public signature and shows it in the fresh report', () => {
+    expect(original).toContain('close(): Promise<void>;');
+    writeFileSync(declarationOf, original.replace('close(): Promise<void>;', 'close(force?: boolean): Promise<void>;'));
+    const result = check();
+    expect(result.changed).toBe(true);
+    expect(readFileSync(result.fresh, 'utf8')).toContain('close(force?: boolean): Promise<void>;');
+    expect(readFileSync(result.committed, 'utf8')).not.toContain('force?: boolean');
+  });
+
+  it('fails on an @internal declaration left in the shipped declarations and the report', () => {
+    const leaked = original.replace(
+      'close(): Promise<void>;',
+      'close(): Promise<void>;\n    /** @internal */\n    hook(): void;',
+    );
+    writeFileSync(declarationOf, leaked);
+    expect(internalLeaks(declarations)).toEqual([
+      'lib/core/testing/in-memory-zookeeper.d.ts: an @internal declaration is still there',
+    ]);
+    const result = check();
+    expect(result.changed).toBe(true);
+    expect(leaksIn('report', readFileSync(result.fresh, 'utf8'))).toEqual([
+      'report: an @internal declaration is still there',
+    ]);
+  });
+});

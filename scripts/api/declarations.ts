@@ -1,0 +1,35 @@
+/**
+ * The declarations the package ships, emitted as `npm run build` emits them (tsconfig.build.json,
+ * `stripInternal` included) into a folder of their own, so the API report never reads a stale
+ * `dist/`.
+ */
+import ts from 'typescript';
+import { join } from 'node:path';
+import { root } from './entries';
+
+/** Emits `lib`'s declarations under `outDir` (`<outDir>/lib/index.d.ts`, ...); fails on errors. */
+export function emitDeclarations(outDir: string): void {
+  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: fail };
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.build.json'),
+    { outDir, emitDeclarationOnly: true, sourceMap: false, declarationMap: false },
+    host,
+  );
+  if (!config) throw new Error('tsconfig.build.json: not readable');
+  const program = ts.createProgram(config.fileNames, config.options);
+  const emitted = program.emit();
+  const errors = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].filter(
+    (d) => d.category === ts.DiagnosticCategory.Error,
+  );
+  if (errors.length > 0) fail(...errors);
+}
+
+function fail(...diagnostics: ts.Diagnostic[]): never {
+  throw new Error(
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (name) => name,
+      getCurrentDirectory: () => root,
+      getNewLine: () => '\n',
+    }),
+  );
+}
