@@ -3,12 +3,7 @@
  * declaration file, written as a `.api.md` file. Unexported types the public ones use (a
  * forgotten export) are in the report too, so a change to them is seen as well.
  */
-import {
-  Extractor,
-  ExtractorConfig,
-  ExtractorLogLevel,
-  type ExtractorMessage,
-} from '@microsoft/api-extractor';
+import type * as ApiExtractor from '@microsoft/api-extractor';
 import { join } from 'node:path';
 import { type ApiEntry, REPORT_FOLDER, root } from './entries';
 
@@ -46,7 +41,23 @@ const QUIET = new Set([
   'console-writing-doc-model-file',
 ]);
 
+/** API Extractor, or an error saying how to install it (a checkout from before it was added). */
+function apiExtractor(): typeof ApiExtractor {
+  try {
+    // Loaded here, not imported, so a missing install fails with the message below.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@microsoft/api-extractor');
+  } catch (err) {
+    throw new Error(
+      `@microsoft/api-extractor is not installed (${(err as Error).message.split('\n')[0]}): ` +
+        'run `npm ci` (a worktree whose node_modules are hard links shared with others: ' +
+        '`rm -rf node_modules && npm install`)',
+    );
+  }
+}
+
 export function extractReport(entry: ApiEntry, run: ReportRun): ReportResult {
+  const { Extractor, ExtractorConfig, ExtractorLogLevel } = apiExtractor();
   const reportFolder = run.reportFolder ?? REPORT_FOLDER;
   const config = ExtractorConfig.prepare({
     configObject: {
@@ -97,7 +108,7 @@ export function extractReport(entry: ApiEntry, run: ReportRun): ReportResult {
   const errors: string[] = [];
   const result = Extractor.invoke(config, {
     localBuild: run.update,
-    messageCallback: (message: ExtractorMessage) => {
+    messageCallback: (message: ApiExtractor.ExtractorMessage) => {
       message.handled = true;
       if (QUIET.has(message.messageId)) return;
       if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) {
