@@ -1,7 +1,8 @@
 /**
- * docs/design.md §5: a reply node-zookeeper-client cannot parse (here a ReplyHeader whose err code is
- * missing from its table) throws inside its socket data handler. ZkSession's guard drops the
- * socket instead of letting that crash the process; the session reconnects (same session id).
+ * docs/design.md "The connection layer": a reply node-zookeeper-client cannot parse (here a
+ * ReplyHeader whose err code is missing from its table) throws inside its socket data handler.
+ * ZkSession's guard drops the socket instead of letting that crash the process; the session
+ * reconnects (same session id).
  * The request that reply was for ends in doubt when its timeout passes (REQUEST_TIMEOUT); one
  * sent behind it ends in doubt at once (CONNECTION_LOSS).
  * A real ZooKeeper does not send such codes on demand, so a FakeZooKeeper sends one; the client

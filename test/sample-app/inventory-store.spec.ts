@@ -1,7 +1,7 @@
 /**
- * Claim-then-write (docs/design.md §4) in both store adapters, against a real SQLite file and a real
- * PostgreSQL: a holder whose token was overtaken writes nothing, even after it read the row.
- * Tokens go up to 2^128 - 1, so they are also tested past what a 64-bit column holds.
+ * Claim-then-write (docs/design.md "Fencing tokens") in both store adapters, against a real SQLite
+ * file and a real PostgreSQL: a holder whose token was overtaken writes nothing, even after it read
+ * the row. Tokens go up to 2^128 - 1, so they are also tested past what a 64-bit column holds.
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';

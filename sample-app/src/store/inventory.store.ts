@@ -2,9 +2,10 @@
  * The storage port of the sample app. Two adapters implement it (SQLite, PostgreSQL) on shared
  * SQL (sql-inventory.store.ts); both must pass the same e2e tests.
  *
- * Fencing (docs/design.md §4, claim-then-write): a lock holder first *claims* a row with its fencing
- * token (`fence = :t WHERE fence < :t`), then reads, then writes `WHERE fence = :t`. A holder
- * that was paused past its session timeout finds a newer token in the row and writes nothing.
+ * Fencing (docs/design.md "Fencing tokens", claim-then-write): a lock holder first *claims* a row
+ * with its fencing token (`fence = :t WHERE fence < :t`), then reads, then writes
+ * `WHERE fence = :t`. A holder that was paused past its session timeout finds a newer token in
+ * the row and writes nothing.
  */
 
 /**
