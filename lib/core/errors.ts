@@ -79,6 +79,26 @@ export class LockTimeoutError extends ZkLockError {
   }
 }
 
+/**
+ * `waitTimeoutMs` of `election.whenLeader()` elapsed before this participant led. It stays in the
+ * election (its node keeps its place); `ahead` counts the participants ahead of it, the leader
+ * included, undefined when its place was not known yet.
+ */
+export class LeadershipTimeoutError extends LockTimeoutError {
+  constructor(path: string, waitTimeoutMs: number, ahead: number | undefined) {
+    super(path, waitTimeoutMs, ahead);
+    this.message =
+      `Timed out after ${waitTimeoutMs} ms waiting for leadership of "${path}" ` +
+      `(${participantsAhead(ahead)}). ` +
+      'Raise waitTimeoutMs, or listen for the "isLeader" event instead of waiting.';
+  }
+}
+
+function participantsAhead(ahead: number | undefined): string {
+  if (ahead === undefined) return 'its place in line was not known yet';
+  return `${ahead} ${ahead === 1 ? 'participant' : 'participants'} ahead of it, the leader included`;
+}
+
 function aheadText(ahead: number | undefined): string {
   if (ahead === undefined) return 'its place in line was not known yet';
   return `${ahead} ${ahead === 1 ? 'caller' : 'callers'} ahead of it, holding or waiting`;
@@ -187,10 +207,23 @@ export class LockAccessDeniedError extends ZkLockError {
 export class ClientClosedError extends ZkLockError {
   constructor(
     readonly path: string,
-    action: 'lock' | 'inspect' = 'lock',
+    action: 'lock' | 'inspect' | 'lead' = 'lock',
   ) {
     super(
       `Cannot ${action} "${path}": the ZkLockClient was closed. Create a new client with ZkLockClient.connect().`,
+    );
+  }
+}
+
+/** A LeaderLatch that was closed cannot start, wait or read again. */
+export class ElectionClosedError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    action: string,
+  ) {
+    super(
+      `Cannot ${action} for the election "${path}": this LeaderLatch was closed. ` +
+        'Create a new one with client.election() to take part again.',
     );
   }
 }

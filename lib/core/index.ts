@@ -19,6 +19,15 @@ export type {
   LeaseAcquireOptions,
   WaitOutcome,
 } from './types';
+export type { LeaderLatch } from './leader-latch';
+export type {
+  ElectionOptions,
+  ElectionEvents,
+  Leadership,
+  LeadershipEnd,
+  Participant,
+  WhenLeaderOptions,
+} from './election-types';
 export { LockTelemetry } from './telemetry/lock-telemetry';
 export type { LockTelemetryOptions } from './telemetry/lock-telemetry';
 export { OTHER_PATHS_LABEL } from './telemetry/path-labels';
@@ -34,6 +43,8 @@ export {
   ZooKeeperAuthFailedError,
   LockAccessDeniedError,
   ClientClosedError,
+  LeadershipTimeoutError,
+  ElectionClosedError,
 } from './errors';
 export type { LockLossReason, ConnectFailure } from './errors';
 export type { ZkTlsOptions } from './zookeeper/zk-credentials';

@@ -2,6 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { ClientClosedError, LockLostError, LockModeError, LockTimeoutError } from './errors';
+import { ElectionRegistry } from './election-registry';
+import type { ElectionOptions } from './election-types';
+import type { LeaderLatch } from './leader-latch';
 import { HeldLock, LockHandleView } from './held-lock';
 import { inspectLock } from './inspect';
 import { documentedError } from './recipes/acquire-error';
@@ -45,6 +48,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   private readonly queues = new LockQueues(this);
   private readonly reaper: ParentReaper;
   private readonly semaphores: SemaphoreRecipe;
+  private readonly elections: ElectionRegistry;
   private closing?: Promise<void>;
 
   private constructor(
@@ -65,10 +69,11 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
       look: (path, read) => this.look(path, read),
     });
+    this.elections = new ElectionRegistry(connection, (lockPath) => this.reaper.schedule(lockPath));
     this.reaper = new ParentReaper(
       connection,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
-      (p) => this.queues.has(p) || this.semaphores.isBusy(p),
+      (p) => this.queues.has(p) || this.semaphores.isBusy(p) || this.elections.has(p),
     );
     connection.on('state', (state: ConnectionState) => this.emit('state', state));
     connection.on(
@@ -76,6 +81,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
         this.queues.onSessionLost(session, reason);
         this.semaphores.onSessionLost(session, reason);
+        this.elections.onSessionLost(session, reason);
       },
     );
     connection.on('session', (session: ZkSession) => this.watchSession(session));
@@ -216,6 +222,18 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   ): Promise<T> {
     const multi = await this.acquireAll(paths, options);
     return this.runOwning(multi.locks, multi, fn);
+  }
+
+  /**
+   * A leader election on `path`, laid out like Curator's LeaderLatch (Java services with Curator
+   * take part in the same election; docs/design.md "Leader election"). Sends nothing until
+   * start() (or whenLeader()); leading is held like a lock (signal, fencing token). Throws
+   * InvalidLockPathError / InvalidLockOptionsError / ClientClosedError now.
+   */
+  election(path: string, options: ElectionOptions = {}): LeaderLatch {
+    const lockPath = applyNamespace(this.options.namespace, path);
+    if (this.closing) throw new ClientClosedError(path, 'lead');
+    return this.elections.open(path, lockPath, options);
   }
 
   /** Whether the current async context holds `path`. */
@@ -397,10 +415,12 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     session.on('suspended', () => {
       this.queues.onSuspended(session);
       this.semaphores.onSuspended(session);
+      this.elections.onSuspended(session);
     });
     session.on('reconnected', () => {
       this.queues.onReconnected(session);
       this.semaphores.onReconnected(session);
+      this.elections.onReconnected(session);
     });
   }
 
@@ -411,6 +431,8 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
    * within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does (issue #19 §3).
    */
   private async shutdown(): Promise<void> {
+    // Elections first: the next participant (maybe in another process) leads at once.
+    const elections = this.elections.closeAll();
     const semaphores = this.semaphores.close();
     const queues = this.queues.all();
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
@@ -421,7 +443,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
       }),
     );
     const graceful = async (): Promise<void> => {
-      await Promise.all([...releases, semaphores]);
+      await Promise.all([elections, ...releases, semaphores]);
       // Nodes still being created for callers that gave up are deleted once created: wait, so
       // that the lock paths are empty when the reaper removes them.
       await Promise.all(queues.map((q) => q.whenIdle()));

@@ -38,7 +38,16 @@ export function curatorClasspath(): string {
 }
 
 export interface PeerEvent {
-  event: 'ready' | 'acquired' | 'released' | 'error';
+  event:
+    | 'ready'
+    | 'acquired'
+    | 'released'
+    | 'error'
+    /** A Curator LeaderLatch started, led, stopped leading, closed. */
+    | 'started'
+    | 'leader'
+    | 'notLeader'
+    | 'closed';
   id?: string;
   message?: string;
 }
@@ -62,6 +71,7 @@ export function kazooPython(): string {
 /**
  * A peer process (test/interop/peers/CuratorPeer.java or kazoo_peer.py) driven by line commands:
  * "acquire <id> <kind> <path> [maxLeases]", "release <id>", "quit"; it answers JSON lines.
+ * The Curator peer also runs LeaderLatches: "latch <id> <path>", "close <id>".
  */
 export class LockPeer {
   readonly events: PeerEvent[] = [];
@@ -75,10 +85,11 @@ export class LockPeer {
     });
   }
 
-  /** Apache Curator in its own JVM (a single-file Java program). */
-  static curator(connectionString: string): Promise<LockPeer> {
+  /** Apache Curator in its own JVM (a single-file Java program); a 10 s session by default. */
+  static curator(connectionString: string, sessionTimeoutMs = 10_000): Promise<LockPeer> {
     const source = join(PEERS, 'CuratorPeer.java');
-    return LockPeer.start('java', ['-cp', curatorClasspath(), source, connectionString]);
+    const args = [connectionString, String(sessionTimeoutMs)];
+    return LockPeer.start('java', ['-cp', curatorClasspath(), source, ...args]);
   }
 
   /** kazoo in its own Python process. */
@@ -101,6 +112,24 @@ export class LockPeer {
 
   release(id: string): void {
     this.send(`release ${id}`);
+  }
+
+  /** Starts a Curator LeaderLatch with participant id `id` on `path`. */
+  startLatch(id: string, path: string): void {
+    this.send(`latch ${id} ${path}`);
+  }
+
+  /** Closes the LeaderLatch `id`: its node is deleted. */
+  closeLatch(id: string): void {
+    this.send(`close ${id}`);
+  }
+
+  /** Kills the peer's process at once (SIGKILL): its session ends only when it expires. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
   }
 
   /** Resolves once the hold `id` has been acquired. */

@@ -1,4 +1,5 @@
 import {
+  LATCH_NAME,
   LOCK_NAME,
   READ_NAME,
   WRITE_NAME,
@@ -85,4 +86,16 @@ export const readDriver: LockDriver = {
       ahead: writersAhead.length,
     };
   },
+};
+
+/**
+ * Curator LeaderLatch: `latch-` nodes; the first of all children leads; watch the predecessor.
+ * Leadership is held like a mutex (docs/design.md "Leader election"); its kind only keys owner
+ * scopes, which leadership never enters.
+ */
+export const latchDriver: LockDriver = {
+  kind: 'mutex',
+  nodeNamePrefix: (uuid) => protectedPrefix(uuid) + LATCH_NAME,
+  sequenceOf,
+  position: positionOf,
 };

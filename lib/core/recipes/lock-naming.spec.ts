@@ -64,6 +64,14 @@ describe('lock naming (Curator-compatible)', () => {
     expect(sortContenders(leases)).toEqual(leases);
     expect(sequenceOf('_c_0000-lease-0000000012')).toBe(12);
     expect(sortKey('__READ__x-lock-0000000003')).toBe('0000000003'); // the LAST marker counts
+    // Curator LeaderLatch's participants, ours and Java's alike, by the digits after "latch-".
+    const latches = ['_c_ffff-latch-0000000007', '_c_0000-latch-0000000012', 'latch-0000000003'];
+    expect(sortContenders(latches)).toEqual([
+      'latch-0000000003',
+      '_c_ffff-latch-0000000007',
+      '_c_0000-latch-0000000012',
+    ]);
+    expect(sequenceOf('_c_0000-latch-0000000012')).toBe(12);
   });
 
   it('counts the holders: the readers ahead of every other node, else the first node alone', () => {

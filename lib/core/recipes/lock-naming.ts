@@ -10,6 +10,8 @@ export const READ_NAME = '__READ__';
 export const WRITE_NAME = '__WRIT__';
 /** Curator InterProcessSemaphoreV2's lease nodes. */
 export const LEASE_NAME = 'lease-';
+/** Curator LeaderLatch's participant nodes (docs/design.md "Leader election"). */
+export const LATCH_NAME = 'latch-';
 
 /** Prefix of every node one acquisition attempt creates; the uuid finds it again after a lost reply. */
 export function protectedPrefix(uuid: string): string {
@@ -23,11 +25,12 @@ export function nodeNamePrefix(uuid: string): string {
 /** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
 const KAZOO_NAME = /__r?lock__(\d{10})$/;
 /** What precedes the sequence in every style of ours and Curator's (the last one in the name counts). */
-const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME];
+const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME, LATCH_NAME];
 
 /**
  * What a child sorts by: its sequence, the digits after the last marker of any node style (the
- * mutex's "lock-", the read/write lock's `__READ__`/`__WRIT__`, a semaphore's "lease-", kazoo's
+ * mutex's "lock-", the read/write lock's `__READ__`/`__WRIT__`, a semaphore's "lease-", a leader
+ * latch's "latch-", kazoo's
  * `__lock__`/`__rlock__`), so every peer's node takes its place by sequence, whatever its uuid;
  * any other name sorts by the whole name, as in Curator. ZooKeeper numbers all children of one
  * parent from one counter, so this is the order they were created in.

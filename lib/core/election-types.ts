@@ -1,0 +1,50 @@
+/** Options of `ZkLockClient.election(path, options)`. */
+export interface ElectionOptions {
+  /**
+   * Who this participant is, stored as its node's data (UTF-8), as Curator's LeaderLatch does:
+   * `getLeader()` and `getParticipants()` of every client, Java or Node, show it. Default
+   * `<hostname>:<pid>`.
+   */
+  participantId?: string;
+}
+
+/**
+ * This participant leads. Held like a lock: `signal` aborts (with a LockLostError) when
+ * leadership may be lost (session expired or silent past its timeout, our node deleted) and when
+ * it is given up (stepDown(), close()); `fencingToken` is strictly greater than every earlier
+ * leader's on this path (the lock's token scheme), for storage to refuse a deposed leader's writes.
+ */
+export interface Leadership {
+  readonly path: string;
+  readonly participantId: string;
+  readonly fencingToken: bigint;
+  readonly signal: AbortSignal;
+}
+
+/** One participant of an election, in line order (the first leads). */
+export interface Participant {
+  /** Its node's data: the participant id (Curator's LeaderLatch id). */
+  readonly id: string;
+  readonly isLeader: boolean;
+}
+
+/** Why leadership ended: stepDown(), the loss of our node or session, or close(). */
+export interface LeadershipEnd {
+  readonly reason: 'stepped-down' | 'lost' | 'closed';
+  /** The LockLostError of a loss. */
+  readonly error?: Error;
+}
+
+/** Options of `election.whenLeader()`. */
+export interface WhenLeaderOptions {
+  /** Give up with a LeadershipTimeoutError after this long (default: wait as long as it takes). */
+  waitTimeoutMs?: number;
+  /** Give up with a LockAbortedError when this aborts. */
+  signal?: AbortSignal;
+}
+
+/** The events of a LeaderLatch. */
+export interface ElectionEvents {
+  isLeader: [leadership: Leadership];
+  notLeader: [end: LeadershipEnd];
+}

@@ -1,0 +1,303 @@
+import { EventEmitter } from 'node:events';
+import { checkWaitTimeout } from './acquire-options';
+import type {
+  ElectionEvents,
+  Leadership,
+  LeadershipEnd,
+  Participant,
+  WhenLeaderOptions,
+} from './election-types';
+import { readParticipants } from './election-participants';
+import {
+  ElectionClosedError,
+  LeadershipTimeoutError,
+  LockAbortedError,
+  LockLostError,
+} from './errors';
+import type { HeldLock } from './held-lock';
+import { documentedError } from './recipes/acquire-error';
+import type { Contender } from './recipes/contender';
+import { LatchQueue } from './recipes/latch-queue';
+import type { ZkConnection } from './zookeeper/zk-connection';
+import type { ZkSession } from './zookeeper/zk-session';
+
+/** How long a participant whose node could not be created again waits before it tries anew. */
+const REJOIN_DELAY_MS = 1_000;
+
+/** What an election needs from the client that made it. */
+export interface ElectionHost {
+  readonly connection: ZkConnection;
+  /** The election joined: route session events to it, keep its path from cleanup. */
+  onStarted(election: LeaderLatch): void;
+  /** The election left: its path may be cleaned up. */
+  onClosed(election: LeaderLatch): void;
+}
+
+interface LeaderWaiter {
+  led(): void;
+  failed(error: Error): void;
+}
+
+/**
+ * One participant of a leader election on a path, laid out like Curator's LeaderLatch
+ * (docs/design.md "Leader election"): leading is holding the first `latch-` node, through the
+ * mutex's queue (LatchQueue), so leadership has a lock's signal, fencing token and loss rules.
+ * Events: 'isLeader' (Leadership), 'notLeader' (LeadershipEnd).
+ */
+export class LeaderLatch extends EventEmitter<ElectionEvents> {
+  private queue?: LatchQueue;
+  private starting?: Promise<void>;
+  private joining?: { resolve(): void; reject(error: Error): void };
+  /** The wait for our node's turn under way (aborted to leave). */
+  private wait?: AbortController;
+  private node?: Contender;
+  private held?: HeldLock;
+  private current: Leadership | null = null;
+  private readonly leaderWaiters = new Set<LeaderWaiter>();
+  private rejoinTimer?: NodeJS.Timeout;
+  private closing?: Promise<void>;
+
+  /** @internal made by ZkLockClient.election() */
+  constructor(
+    private readonly host: ElectionHost,
+    readonly path: string,
+    /** The path with the client's namespace applied. */
+    readonly lockPath: string,
+    readonly participantId: string,
+  ) {
+    super();
+  }
+
+  /**
+   * Whether this participant leads and can prove it now: its node is first and its session was
+   * heard from within the safe window (a held lock's assertHeld() rules; false while the
+   * connection is suspended, until it is back within the session).
+   */
+  get isLeader(): boolean {
+    const lock = this.held;
+    if (!lock) return false;
+    try {
+      lock.assertHeld();
+    } catch {
+      return false;
+    }
+    return lock.state === 'held';
+  }
+
+  /** The current leadership (also while the connection is suspended), or null. */
+  get leadership(): Leadership | null {
+    return this.held?.active ? this.current : null;
+  }
+
+  /** Joins: creates our `latch-` node; resolves once it has its place in line. */
+  start(): Promise<void> {
+    if (this.closing) return Promise.reject(this.closedError('start'));
+    this.starting ??= this.firstJoin();
+    return this.starting;
+  }
+
+  /**
+   * Resolves with the leadership once this participant leads (joining first if needed).
+   * Rejects with LeadershipTimeoutError after `waitTimeoutMs`, LockAbortedError when `signal`
+   * aborts, ClientClosedError when the election is closed; the participant stays in line.
+   */
+  async whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
+    checkWaitTimeout(this.path, options);
+    await this.start();
+    const { waitTimeoutMs, signal } = options;
+    if (this.leadership) return this.leadership;
+    if (signal?.aborted) throw new LockAbortedError(this.path, signal.reason);
+    return new Promise<Leadership>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void => waiter.failed(new LockAbortedError(this.path, signal!.reason));
+      const end = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.leaderWaiters.delete(waiter);
+      };
+      const waiter: LeaderWaiter = {
+        led: () => {
+          end();
+          resolve(this.current!);
+        },
+        failed: (error) => {
+          end();
+          reject(error);
+        },
+      };
+      this.leaderWaiters.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (waitTimeoutMs !== undefined) {
+        timer = setTimeout(() => waiter.failed(this.timeoutError(waitTimeoutMs)), waitTimeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Gives leadership up and joins again at the back of the line: the signal aborts, our node is
+   * deleted (the next participant leads on that notification), then a new node is created.
+   * Nothing happens when this participant does not lead.
+   */
+  async stepDown(): Promise<void> {
+    const lock = this.held;
+    if (!lock || this.closing) return;
+    this.endLeadership(lock, 'stepped-down', 'leadership was given up by stepDown()');
+    await this.queue!.release(lock);
+    if (!this.closing) await this.join();
+  }
+
+  /** Leaves: the signal aborts, our node is deleted, so the next participant leads at once. */
+  close(): Promise<void> {
+    this.closing ??= this.leave();
+    return this.closing;
+  }
+
+  /** The participant that leads now (the first node's id), or null when nobody takes part. */
+  async getLeader(): Promise<Participant | null> {
+    return (await this.getParticipants())[0] ?? null;
+  }
+
+  /** Every participant, Java or Node, in line order, with its id. */
+  async getParticipants(): Promise<Participant[]> {
+    if (this.closing) throw this.closedError('read the participants');
+    const connection = this.host.connection;
+    const session = await connection.ready();
+    return readParticipants(session, this.lockPath).catch((err: unknown) => {
+      throw documentedError(err, this.path, connection);
+    });
+  }
+
+  // ---- session events, routed by the client -------------------------------------------------
+
+  /** @internal */
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    this.queue?.onSessionLost(session, reason);
+  }
+
+  /** @internal */
+  onSuspended(session: ZkSession): void {
+    this.queue?.onSuspended(session);
+  }
+
+  /** @internal */
+  onReconnected(session: ZkSession): void {
+    this.queue?.onReconnected(session);
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private async firstJoin(): Promise<void> {
+    this.queue ??= new LatchQueue(
+      this.host.connection,
+      this.lockPath,
+      this.path,
+      this.participantId,
+      (node) => this.joined(node),
+      (lock) => this.lost(lock),
+    );
+    this.host.onStarted(this);
+    try {
+      await this.join();
+    } catch (err) {
+      this.starting = undefined; // start() may be called again
+      throw err;
+    }
+  }
+
+  /** Queues a node of ours; resolves once it has its place in line. */
+  private join(): Promise<void> {
+    const wait = new AbortController();
+    this.wait = wait;
+    const joined = new Promise<void>((resolve, reject) => (this.joining = { resolve, reject }));
+    this.queue!.acquire({ signal: wait.signal }).then(
+      (lock) => this.granted(lock, wait),
+      (err: Error) => this.notGranted(err, wait),
+    );
+    return joined;
+  }
+
+  private joined(node: Contender): void {
+    this.node = node;
+    const joining = this.joining;
+    this.joining = undefined;
+    joining?.resolve();
+  }
+
+  private granted(lock: HeldLock, wait: AbortController): void {
+    if (this.wait === wait) this.wait = undefined;
+    if (this.closing) return void this.queue!.release(lock);
+    this.held = lock;
+    this.current = {
+      path: this.path,
+      participantId: this.participantId,
+      fencingToken: lock.fencingToken,
+      signal: lock.signal,
+    };
+    this.joining?.resolve();
+    this.joining = undefined;
+    // Lost between the grant and this turn: the loss was reported before we held it.
+    if (!lock.active) return this.lost(lock);
+    for (const waiter of [...this.leaderWaiters]) waiter.led();
+    this.emit('isLeader', this.current);
+  }
+
+  private notGranted(err: Error, wait: AbortController): void {
+    if (this.wait === wait) this.wait = undefined;
+    if (this.closing || wait.signal.aborted) return;
+    const joining = this.joining;
+    this.joining = undefined;
+    if (joining) return joining.reject(err);
+    // A node of ours could not be created again (after a loss or a step-down): try again later.
+    this.rejoinTimer = setTimeout(() => {
+      this.rejoinTimer = undefined;
+      if (!this.closing) this.join().catch(() => undefined);
+    }, REJOIN_DELAY_MS);
+  }
+
+  /** Our leadership was lost (session, node deleted): tell, then join again with a new node. */
+  private lost(lock: HeldLock): void {
+    if (this.held !== lock) return; // given up on purpose, told already
+    const error = lock.signal.reason as LockLostError;
+    this.held = undefined;
+    this.current = null;
+    this.emit('notLeader', { reason: 'lost', error });
+    void this.queue!.release(lock).then(() => {
+      if (!this.closing) return this.join().catch(() => undefined);
+    });
+  }
+
+  /** Ends our leadership on purpose: the signal aborts first, then 'notLeader' is told. */
+  private endLeadership(lock: HeldLock, reason: LeadershipEnd['reason'], detail: string): void {
+    this.held = undefined;
+    this.current = null;
+    lock.lose('released', detail);
+    this.emit('notLeader', { reason });
+  }
+
+  private async leave(): Promise<void> {
+    clearTimeout(this.rejoinTimer);
+    this.wait?.abort();
+    this.wait = undefined;
+    const closed = this.closedError('wait');
+    this.joining?.reject(closed);
+    this.joining = undefined;
+    for (const waiter of [...this.leaderWaiters]) waiter.failed(closed);
+    const lock = this.held;
+    if (lock) {
+      this.endLeadership(lock, 'closed', 'the election was closed');
+      await this.queue!.release(lock);
+    }
+    await this.queue?.whenIdle();
+    if (this.queue) this.host.onClosed(this);
+  }
+
+  private timeoutError(waitTimeoutMs: number): LeadershipTimeoutError {
+    const node = this.node;
+    const ahead = node && node.predecessor !== undefined ? node.ahead : undefined;
+    return new LeadershipTimeoutError(this.path, waitTimeoutMs, ahead);
+  }
+
+  private closedError(action: string): ElectionClosedError {
+    return new ElectionClosedError(this.path, action);
+  }
+}

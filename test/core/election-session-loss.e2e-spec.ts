@@ -1,0 +1,48 @@
+/**
+ * Issue #23 §1: leadership is held like a lock. A leader whose server goes silent past the
+ * session timeout (the server frozen with SIGSTOP) is told it may have lost leadership: its
+ * signal aborts with LockLostError and 'notLeader' says 'lost'; it does not count as leader while
+ * the connection is suspended; once ZooKeeper is back it joins again and leads with a greater
+ * token. Runs its own ZooKeeper server, so freezing it affects no other test file.
+ */
+import { LeadershipEnd, LockLostError } from '../../lib';
+import { useOwnServer } from './support/own-server';
+import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
+
+/** Our clock declares the session lost after 2 s of silence. */
+const SHORT_SESSION_MS = 2_000;
+
+describe('leadership and the session', () => {
+  const zk = useOwnServer('election-loss', { sessionTimeoutMs: SHORT_SESSION_MS });
+
+  it('aborts the signal on session loss, then leads again on a new node and session', async () => {
+    const path = `${zk.root}/loss`;
+    const client = await zk.connect();
+    const election = client.election(path, { participantId: 'a' });
+    const ends: LeadershipEnd[] = [];
+    election.on('notLeader', (end) => ends.push(end));
+    const first = await election.whenLeader();
+    const sessionBefore = client.sessionId;
+    const whileSuspended: boolean[] = [];
+    client.on('state', (state) => {
+      if (state === 'SUSPENDED') whileSuspended.push(election.isLeader);
+    });
+    await zk.freezeServerUntil('leadership is lost', () => first.signal.aborted);
+    expect(first.signal.reason).toBeInstanceOf(LockLostError);
+    expect(ends).toEqual([{ reason: 'lost', error: first.signal.reason }]);
+    expect(election.isLeader).toBe(false);
+    // While disconnected, ownership is unknown: not a leader.
+    expect(whileSuspended).toEqual([false]);
+
+    const second = await election.whenLeader({ waitTimeoutMs: scaled(30_000) });
+    expect(client.sessionId).not.toBe(sessionBefore);
+    expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
+    expect(second.signal.aborted).toBe(false);
+    await eventually('one node of ours is left', async () => {
+      return (await zk.admin.children(path)).length === 1;
+    });
+    await election.close();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+});
