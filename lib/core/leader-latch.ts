@@ -61,7 +61,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   constructor(
     private readonly host: ElectionHost,
     readonly path: string,
-    /** The path with the client's namespace applied. */
+    /** @internal the path with the client's namespace applied */
     readonly lockPath: string,
     readonly participantId: string,
   ) {
