@@ -9,6 +9,13 @@ export type {
   ZkLockOptionsFactory,
 } from './nest/zk-lock-module-options.interface';
 export { LockService } from './nest/lock.service';
+export {
+  LeaderElection,
+  OnLeadershipGranted,
+  OnLeadershipRevoked,
+} from './nest/decorators/leader-election.decorator';
+export { LeaderElectionService } from './nest/runtime/leader-election.service';
+export type { ElectionHealth } from './nest/runtime/leader-election.service';
 export { DistributedLock } from './nest/distributed-lock.decorator';
 export type { DistributedLockOptions } from './nest/distributed-lock.options';
 export { DistributedSemaphore } from './nest/distributed-semaphore.decorator';

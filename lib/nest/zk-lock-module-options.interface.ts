@@ -13,6 +13,12 @@ export interface ZkLockModuleOptions extends ZkLockClientOptions {
    * `@opentelemetry/api` is installed (no-op until your SDK is registered); false turns it off.
    */
   telemetry?: false | LockTelemetryOptions;
+  /**
+   * This instance's id in the elections of `@LeaderElection` methods and leadership hooks (the
+   * data of its election nodes, shown by `getLeader()` / `getParticipants()` everywhere, Curator
+   * included). Default `<hostname>:<pid>`.
+   */
+  participantId?: string;
 }
 
 /** For `ZkLockModule.forRootAsync({ useClass | useExisting })`. */

@@ -13,7 +13,15 @@ export function checkModuleOptions(
   options: ZkLockModuleOptions,
   subject: string,
 ): ZkLockClientOptions {
-  const { waitTimeoutMs, telemetry, ...clientOptions } = options ?? ({} as ZkLockModuleOptions);
+  const { waitTimeoutMs, telemetry, participantId, ...clientOptions } =
+    options ?? ({} as ZkLockModuleOptions);
+  if (participantId !== undefined && typeof participantId !== 'string') {
+    throw new InvalidLockOptionsError(
+      subject,
+      `participantId must be a string, got ${show(participantId)}`,
+      'Give a short name of this instance, or leave it out for <hostname>:<pid>',
+    );
+  }
   const ms: unknown = waitTimeoutMs;
   if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && ms <= MAX_WAIT_MS)) {
     throw new InvalidLockOptionsError(

@@ -6,6 +6,8 @@ import { lockErrorProviders } from './lock-errors.providers';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { ZkLockHealthIndicator } from './zk-lock.health';
 import { ZkLockTelemetry } from './zk-lock.telemetry';
+import { LeaderElectionExplorer } from './runtime/leader-election.explorer';
+import { LeaderElectionService } from './runtime/leader-election.service';
 
 /**
  * The services around the client that ZkLockModule and ZkLockTestingModule both provide: one
@@ -17,6 +19,8 @@ export const zkLockServices: Provider[] = [
   DistributedLockInterceptor,
   ZkLockHealthIndicator,
   ZkLockTelemetry,
+  LeaderElectionService,
+  LeaderElectionExplorer,
   ...lockErrorProviders,
 ];
 
@@ -26,4 +30,5 @@ export const zkLockExports = [
   LockService,
   DistributedLockInterceptor,
   ZkLockHealthIndicator,
+  LeaderElectionService,
 ];

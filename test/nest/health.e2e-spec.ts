@@ -1,24 +1,14 @@
-import { Controller, Get, INestApplication, Post } from '@nestjs/common';
+import { Controller, INestApplication, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
-import { DistributedLock, LockService, ZkLockHealthIndicator, ZkLockModule } from '../../lib';
+import { DistributedLock, LockService, ZkLockModule } from '../../lib';
+import { HealthController } from './fixtures/health.controller';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { testNamespace, waitFor } from './support/nest-app';
 
 @Controller()
-class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly zookeeper: ZkLockHealthIndicator,
-  ) {}
-
-  @Get('health')
-  @HealthCheck()
-  check() {
-    return this.health.check([() => this.zookeeper.isHealthy('zookeeper')]);
-  }
-
+class WorkController {
   @Post('work')
   @DistributedLock('/work/<query.id>')
   work() {
@@ -43,7 +33,7 @@ describe('health indicator and ZooKeeper outage', () => {
           connectTimeoutMs: 1000,
         }),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, WorkController],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();

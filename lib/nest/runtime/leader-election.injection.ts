@@ -1,0 +1,42 @@
+import { Inject, Optional } from '@nestjs/common';
+import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
+import { ZkLockError } from '../../core/errors';
+import { lockServiceHint } from '../lock-service.injection';
+import { LeaderElectionService } from './leader-election.service';
+
+/** Where Nest puts the LeaderElectionService of a class with `@LeaderElection` methods. */
+const LEADER_ELECTIONS = Symbol('zk-lock:leader-elections');
+
+/**
+ * Nest injects, into every instance of a class with `@LeaderElection` methods, the
+ * LeaderElectionService its module sees (as lock-service.injection.ts does for LockService), so
+ * several applications in one process each ask their own elections.
+ */
+export function injectLeaderElections(prototype: object): void {
+  const owner = prototype.constructor;
+  const deps: { key: unknown }[] = Reflect.getMetadata(PROPERTY_DEPS_METADATA, owner) ?? [];
+  if (deps.some((dep) => dep.key === LEADER_ELECTIONS)) return;
+  Optional()(prototype, LEADER_ELECTIONS);
+  Inject(LeaderElectionService)(prototype, LEADER_ELECTIONS);
+}
+
+/** The LeaderElectionService Nest injected into `instance`, if any. */
+export function injectedLeaderElections(instance: unknown): LeaderElectionService | undefined {
+  if (typeof instance !== 'object' || instance === null) return undefined;
+  const service = (instance as Record<symbol, unknown>)[LEADER_ELECTIONS];
+  return service instanceof LeaderElectionService ? service : undefined;
+}
+
+/** The LeaderElectionService of the instance a decorated method was called on, or a clear error. */
+export function leaderElectionsOf(
+  instance: unknown,
+  where: string,
+  owner: string,
+): LeaderElectionService {
+  const service = injectedLeaderElections(instance);
+  if (service) return service;
+  throw new ZkLockError(
+    `@LeaderElection on ${where} was called on an instance Nest gave no LeaderElectionService. ` +
+      lockServiceHint(owner),
+  );
+}
