@@ -1,0 +1,180 @@
+/**
+ * One acquire, measured: a `@DistributedLock('/locks/order:<id>')` route handler called over
+ * HTTP, on the in-memory ZooKeeper (the same client, socket and wire protocol as a real server).
+ * Every function of `lib/` gets a logpoint (an inspector breakpoint whose condition records the
+ * call and never pauses); the calls from the request to node-zookeeper-client's `create` of the
+ * contender node are printed in order, file by file, with the count of files and of returns to
+ * a file already left (docs/design.md "One acquire, file by file").
+ */
+import 'reflect-metadata';
+import { Session } from 'node:inspector';
+import { relative, sep } from 'node:path';
+import ts from 'typescript';
+
+const root = relative(process.cwd(), `${__dirname}/..`) || '.';
+let calls: string[] = [];
+let recording: 'decoration' | 'run' | false = false;
+/** Recorded from the request's first call into lib/nest; timers (the session clock) and the
+ * in-memory server's side are not the acquire. */
+(globalThis as Record<string, unknown>).__acquirePath = (where: string) => {
+  if (!recording || where.startsWith(`lib${sep}core${sep}testing${sep}`)) return;
+  if (recording === 'run' && calls.length === 0 && !where.startsWith(`lib${sep}nest${sep}`)) return;
+  if (/listOnTimeout|processTimers/.test(new Error().stack ?? '')) return;
+  calls.push(where);
+};
+
+function post<T>(session: Session, method: string, params: object = {}): Promise<T> {
+  return new Promise((resolve, reject) =>
+    session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))),
+  );
+}
+
+/** A logpoint at the start of every function body of every loaded `lib/` file. */
+async function traceLib(session: Session, scripts: { id: string; url: string }[]): Promise<number> {
+  let points = 0;
+  for (const { id, url } of scripts) {
+    const file = relative(root, url.replace(/^file:\/\//, ''));
+    if (!file.startsWith(`lib${sep}`) || file.includes('.spec.')) continue;
+    const { scriptSource } = await post<{ scriptSource: string }>(
+      session,
+      'Debugger.getScriptSource',
+      { scriptId: id },
+    );
+    const source = ts.createSourceFile(file, scriptSource, ts.ScriptTarget.ES2022, true);
+    const visit = async (node: ts.Node, owner: string): Promise<void> => {
+      let name = owner;
+      if (ts.isClassDeclaration(node) || ts.isClassExpression(node))
+        name = node.name?.text ?? owner;
+      const body =
+        (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) || undefined;
+      // Not on a super() call: V8 would run it twice.
+      const first =
+        body && ts.isBlock(body) ? body.statements.find((st) => !isSuperCall(st)) : undefined;
+      if (first) {
+        const fn = functionName(node, owner);
+        const at = source.getLineAndCharacterOfPosition(first.getStart(source));
+        const where = JSON.stringify(`${file} ${fn}`);
+        await post(session, 'Debugger.setBreakpoint', {
+          location: { scriptId: id, lineNumber: at.line, columnNumber: at.character },
+          condition: `globalThis.__acquirePath(${where}), false`,
+        }).then(
+          () => points++,
+          () => undefined,
+        );
+      }
+      for (const child of node.getChildren(source)) await visit(child, name);
+    };
+    await visit(source, '');
+  }
+  return points;
+}
+
+function isSuperCall(statement: ts.Statement): boolean {
+  return (
+    ts.isExpressionStatement(statement) &&
+    ts.isCallExpression(statement.expression) &&
+    statement.expression.expression.kind === ts.SyntaxKind.SuperKeyword
+  );
+}
+
+function functionName(node: ts.Node, owner: string): string {
+  const named = (node as { name?: ts.Node }).name;
+  const own =
+    named && (ts.isIdentifier(named) || ts.isPrivateIdentifier(named)) ? named.text : undefined;
+  if (ts.isConstructorDeclaration(node)) return `${owner}.constructor`;
+  if (own) return owner && !ts.isFunctionDeclaration(node) ? `${owner}.${own}` : own;
+  const parent = node.parent;
+  if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name))
+    return parent.name.text;
+  if (parent && ts.isPropertyAssignment(parent) && ts.isIdentifier(parent.name))
+    return parent.name.text;
+  return `${owner ? `${owner}.` : ''}<closure>`;
+}
+
+async function main(): Promise<void> {
+  // Loaded before the logpoints are set: they go into every lib/ file loaded by then.
+  const { Controller, Module, Param, Post } = await import('@nestjs/common');
+  const { NestFactory } = await import('@nestjs/core');
+  const { DistributedLock, ZkLockModule } = await import('../lib');
+  const { InMemoryZooKeeper } = await import('../lib/testing');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const zookeeper = require('node-zookeeper-client');
+  const client = Object.getPrototypeOf(zookeeper.createClient('127.0.0.1:1'));
+  const create = client.create;
+  client.create = function (this: unknown, path: string, ...rest: unknown[]) {
+    if (recording && path.includes('order:42/')) recording = false;
+    return create.call(this, path, ...rest);
+  };
+
+  const session = new Session();
+  session.connect();
+  const scripts: { id: string; url: string }[] = [];
+  session.on('Debugger.scriptParsed', ({ params }) =>
+    scripts.push({ id: params.scriptId, url: params.url }),
+  );
+  await post(session, 'Debugger.enable');
+  const points = await traceLib(session, scripts);
+
+  recording = 'decoration';
+  @Controller('orders')
+  class OrdersController {
+    @Post(':id')
+    @DistributedLock('/locks/order:<id>')
+    update(@Param('id') id: string) {
+      return { id };
+    }
+  }
+  recording = false;
+  console.log('Decoration time (the class is defined):');
+  report(calls, points);
+  calls = [];
+
+  const server = await InMemoryZooKeeper.start();
+  @Module({
+    imports: [ZkLockModule.forRoot({ connectionString: server.connectionString })],
+    controllers: [OrdersController],
+  })
+  class AppModule {}
+  const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+  await app.listen(0, '127.0.0.1');
+  try {
+    recording = 'run';
+    const res = await fetch(`${await app.getUrl()}/orders/42`, { method: 'POST' });
+    if (!res.ok) throw new Error(`POST /orders/42: ${res.status} ${await res.text()}`);
+  } finally {
+    recording = false;
+    session.disconnect();
+    await app.close();
+    await server.close();
+  }
+  console.log('Run time (POST /orders/42, up to the create of the contender node):');
+  report(calls, points);
+}
+
+function report(calls: string[], points: number): void {
+  let previous = '';
+  const left = new Set<string>();
+  const files: string[] = [];
+  let returns = 0;
+  for (const call of calls) {
+    const [file, fn] = call.split(' ');
+    if (file !== previous) {
+      const back = left.has(file);
+      if (back) returns++;
+      else files.push(file);
+      if (previous) left.add(previous);
+      previous = file;
+      console.log(`${back ? '<- ' : '   '}${file}`);
+    }
+    console.log(`      ${fn}`);
+  }
+  console.log(
+    `${calls.length} calls in ${files.length} files, ${returns} returns to a file already left ` +
+      `(${points} logpoints in lib/)`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
