@@ -41,6 +41,7 @@ type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
  * bounded: the path template, the outcome, the loss reason.
  */
 export class LockTelemetry {
+  /** @internal The path templates and their matching (the NestJS module lists the templates). */
   readonly labels: PathLabels;
   private readonly activity = new LockActivity();
   /** The label each held path was counted under, for its release (maybe in another context). */
