@@ -1,5 +1,5 @@
 // The framework-free API: `require('nestjs-zookeeper-lock/core')` loads no NestJS module.
-export { ZkLockClient } from './lock-client';
+export { ZkLockClient } from './client/lock-client';
 export type {
   ZkLockClientOptions,
   AcquireOptions,
@@ -19,7 +19,7 @@ export type {
   LeaseAcquireOptions,
   WaitOutcome,
 } from './types';
-export type { LeaderLatch } from './leader-latch';
+export type { LeaderLatch } from './recipes/leader-latch';
 export type {
   ElectionOptions,
   ElectionEvents,
@@ -27,7 +27,7 @@ export type {
   LeadershipEnd,
   Participant,
   WhenLeaderOptions,
-} from './election-types';
+} from './recipes/election-types';
 export { LockTelemetry } from './telemetry/lock-telemetry';
 export type { LockTelemetryOptions } from './telemetry/lock-telemetry';
 export { OTHER_PATHS_LABEL } from './telemetry/path-labels';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ZkLockError } from '../core/errors';
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import { hasLockedMethods, lockedMethodsOf } from './distributed-lock.metadata';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';

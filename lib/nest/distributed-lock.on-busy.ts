@@ -1,5 +1,5 @@
 import { EMPTY, Observable } from 'rxjs';
-import { MAX_WAIT_MS } from '../core/acquire-options';
+import { MAX_WAIT_MS } from '../core/client/acquire-options';
 import { Logger } from '@nestjs/common';
 import { ClientClosedError, LockTimeoutError, ZkLockError } from '../core/errors';
 import type { AcquireOptions, LockEvents } from '../core/types';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import { ZooKeeperAuthFailedError } from '../core/errors';
 import type { ConnectionState } from '../core/types';
 import { ZkLockEventLogger } from './zk-lock.event-logger';
@@ -67,9 +67,8 @@ describe('ZkLockEventLogger: connection states', () => {
   });
 
   it('says why when the servers refused the credentials (no "expired", no reconnect)', () => {
-    (client as unknown as { connection: object }).connection = {
-      failure: new ZooKeeperAuthFailedError('zk1:2181', 'digest'),
-    };
+    (client as unknown as { connectionFailure: object }).connectionFailure =
+      new ZooKeeperAuthFailedError('zk1:2181', 'digest');
     states('LOST');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^error ZooKeeper at "zk1:2181" refused this client's "digest"/);

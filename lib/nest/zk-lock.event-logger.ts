@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import type { ConnectionState, LockEvents } from '../core/types';
 
 /** The events it logs ('waiting' and 'waited' are for metrics and traces). */
@@ -87,7 +87,7 @@ export class ZkLockEventLogger {
       case 'LOST': {
         this.lostSinceConnect = true;
         // The servers refused our credentials: say so (the client does not reconnect).
-        const refused = this.client.connection?.failure;
+        const refused = this.client.connectionFailure;
         this.logger.error(
           refused
             ? `${refused.message} Every held lock is lost.`

@@ -1,4 +1,4 @@
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import type { ConnectionState } from '../core/types';
 import { ZkLockHealthIndicator } from './zk-lock.health';
 

@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import type { ConnectionState } from '../core/types';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import { ElectionHealth, LeaderElectionService } from './runtime/leader-election.service';

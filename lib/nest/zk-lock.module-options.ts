@@ -1,5 +1,5 @@
-import { MAX_WAIT_MS } from '../core/acquire-options';
-import { checkClientOptions, show } from '../core/client-options';
+import { MAX_WAIT_MS } from '../core/client/acquire-options';
+import { checkClientOptions, show } from '../core/client/client-options';
 import { InvalidLockOptionsError } from '../core/errors';
 import type { ZkLockClientOptions } from '../core/types';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';

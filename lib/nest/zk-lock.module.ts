@@ -1,6 +1,6 @@
 import { Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ZkLockClient } from '../core/lock-client';
+import { ZkLockClient } from '../core/client/lock-client';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';
 import { checkModuleOptions } from './zk-lock.module-options';

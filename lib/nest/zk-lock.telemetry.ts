@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { ZkLockClient } from '../core/lock-client';
+import type { ZkLockClient } from '../core/client/lock-client';
 import { LockTelemetry } from '../core/telemetry/lock-telemetry';
 import { InjectZkLockClient } from './inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';

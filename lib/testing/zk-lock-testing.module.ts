@@ -7,7 +7,7 @@ import {
   Provider,
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ZkLockClient } from '../core/lock-client';
+import { ZkLockClient } from '../core/client/lock-client';
 import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import type { ZkLockClientOptions } from '../core/types';
 import { checkModuleOptions } from '../nest/zk-lock.module-options';

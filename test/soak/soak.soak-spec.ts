@@ -16,6 +16,7 @@ import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { LockAbortedError, LockHandle, ZkLockClient } from '../../lib';
+import { CLIENT_DEFAULTS } from '../../lib/core/client/client-options';
 import { exited, killAllFixtures, nextMessage, spawnFixture } from '../core/support/agents';
 import { snapshotResources } from '../core/support/resources';
 import { eventually, testRoot, ZkAdmin } from '../core/support/zk-admin';
@@ -216,7 +217,7 @@ describe('soak', () => {
           `${mb(heapBefore)} -> ${mb(heapWaiting)} (${Math.round(perWaiter)} bytes per waiter); ` +
           `outcomes ${JSON.stringify(counts)}`,
       );
-      expect(ourNodes).toBeLessThanOrEqual(locks.maxNodesPerPath);
+      expect(ourNodes).toBeLessThanOrEqual(CLIENT_DEFAULTS.maxNodesPerPath);
       expect(ourNodes).toBeGreaterThanOrEqual(1);
       // A waiter is a promise, its queue entry and an abort listener: well under 4 KB each.
       expect(perWaiter).toBeLessThan(4096);

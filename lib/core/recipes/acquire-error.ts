@@ -1,3 +1,4 @@
+// The documented errors a raw ZooKeeper failure becomes before it reaches a caller.
 import { InvalidLockPathError, ZkLockError, ZooKeeperUnavailableError } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkCode, codeOf, isInDoubt, isSessionGone } from '../zookeeper/zk-errors';

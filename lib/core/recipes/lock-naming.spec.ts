@@ -1,14 +1,13 @@
 import {
   fencingToken,
   fencingTokenText,
-  findOwnNode,
   MAX_GENERATION,
   positionOf,
   sequenceOf,
   sortContenders,
   sortKey,
 } from './lock-naming';
-import { holdingCount } from './lock-driver';
+import { holdingCount } from '../queue/grant-policy';
 
 describe('lock naming (Curator-compatible)', () => {
   it('orders by the digits after the last "lock-", whatever the uuid', () => {
@@ -81,12 +80,6 @@ describe('lock naming (Curator-compatible)', () => {
     expect(holdingCount(['c-__WRIT__3', 'd-__READ__4'])).toBe(1);
     expect(holdingCount(['a-lock-1', 'b-lock-2'])).toBe(1);
     expect(holdingCount(['x__rlock__0000000001', 'y__lock__0000000002'])).toBe(1);
-  });
-
-  it('finds our node by its protected uuid prefix only', () => {
-    const children = ['_c_abc-lock-0000000001', '_c_abcd-lock-0000000002'];
-    expect(findOwnNode(children, 'abcd')).toBe('_c_abcd-lock-0000000002');
-    expect(findOwnNode(children, 'zzz')).toBeUndefined();
   });
 
   it('gives the predecessor, skipping ignored (released) nodes of our own', () => {

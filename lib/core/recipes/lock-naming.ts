@@ -1,3 +1,4 @@
+// Node names and ordering: protected names, sequences, sort order, fencing tokens.
 /**
  * Naming and ordering rules, compatible with Curator's InterProcessMutex
  * (StandardLockInternalsDriver): protected names `_c_<uuid>-lock-<seq>`, ordered by the
@@ -16,10 +17,6 @@ export const LATCH_NAME = 'latch-';
 /** Prefix of every node one acquisition attempt creates; the uuid finds it again after a lost reply. */
 export function protectedPrefix(uuid: string): string {
   return `_c_${uuid}-`;
-}
-
-export function nodeNamePrefix(uuid: string): string {
-  return protectedPrefix(uuid) + LOCK_NAME;
 }
 
 /** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
@@ -58,12 +55,6 @@ export function sortContenders(children: readonly string[]): string[] {
     .map((name) => ({ name, key: sortKey(name) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((c) => c.name);
-}
-
-/** The child created by the attempt with this uuid, if any. */
-export function findOwnNode(children: readonly string[], uuid: string): string | undefined {
-  const prefix = protectedPrefix(uuid);
-  return children.find((c) => c.startsWith(prefix));
 }
 
 /** Local handoffs of one node (see LockQueue) are numbered in the token's low 32 bits. */

@@ -1,3 +1,4 @@
+// Lock paths: creating them (marked as ours) and removing them when idle.
 import { CreateMode } from '../zookeeper/zk-client';
 import type { Stat } from '../zookeeper/zk-client';
 import { LockAccessDeniedError } from '../errors';
@@ -16,7 +17,7 @@ import {
 /**
  * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
  * nodes: a template value can name any node (`/app/{name}` with name=config), and a node someone
- * else created, or wrote data to since, is not ours to delete (docs/design.md §1.7).
+ * else created, or wrote data to since, is not ours to delete (docs/design.md "The mutex recipe", cleanup).
  */
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 

@@ -1,3 +1,4 @@
+// The multi-path lock: several paths taken in canonical order, all or nothing.
 import { InvalidLockOptionsError, LockLostError, LockTimeoutError } from '../errors';
 import type { AcquireOptions, LockHandle, LockState, MultiLockHandle } from '../types';
 
@@ -9,7 +10,7 @@ export interface MultiLockHost {
 }
 
 /**
- * The paths of a multi-path lock in the one order every process takes them (docs/design.md §7):
+ * The paths of a multi-path lock in the one order every process takes them (docs/design.md "The lock family"):
  * sorted by lock path, duplicates dropped. Two callers asking for {a, b} and {b, a} both take a
  * first, so neither can hold b while waiting for a. Validates every path before anything is sent.
  */

@@ -1,69 +1,111 @@
+// The protected node every recipe creates: its `_c_<uuid>-` name, lost-reply recovery and delete.
 import { randomUUID } from 'node:crypto';
 import { CreateMode } from '../zookeeper/zk-client';
-import { ZkSession } from '../zookeeper/zk-session';
+import { Listing, ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
-import { waitUsable } from './contender';
-import { ensureLockPath } from './lock-path';
 import { deleteWithRetry } from './guaranteed-delete';
+import { ensureLockPath } from './lock-path';
 import { protectedPrefix } from './lock-naming';
 
+/** @internal The children that one attempt with this uuid created (by its protected prefix). */
+export function ownNodes(children: readonly string[], uuid: string): string[] {
+  const prefix = protectedPrefix(uuid);
+  return children.filter((c) => c.startsWith(prefix));
+}
+
 /**
- * One protected EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>` (a semaphore lease):
- * created with lost-reply recovery, deleted with retries (docs/design.md §1.5, §1.6). After a
- * create in doubt, any node with our uuid is ours: one of the current session is adopted, every
- * other one deleted, so no orphan outlives the attempt.
+ * @internal
+ * One EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>`, as Curator's withProtection()
+ * (docs/design.md "The mutex recipe"): the uuid finds it again after a create whose reply was
+ * lost. Then any node with our uuid is ours: one of the current session is adopted, every other
+ * one deleted (a create in doubt can commit twice), so no orphan outlives the attempt. Deleted
+ * with retries. Shared by the lock recipes (through their Contender) and the semaphore's leases.
  */
 export class ProtectedNode {
   readonly uuid = randomUUID();
-  name?: string;
-  session?: ZkSession;
+  private ownName?: string;
+  private ownSession?: ZkSession;
   private deletion?: Promise<void>;
+  /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
+  private readonly strays = new Map<string, Promise<void>>();
 
   constructor(
     readonly dir: string,
     private readonly baseName: string,
     private readonly data: Buffer,
-    /** The data of `dir` if this node's create has to create it (see ensureLockPath). */
-    private readonly dirData?: Buffer,
   ) {}
 
-  get path(): string {
-    return `${this.dir}/${this.name}`;
+  /** Our node's name once created (or adopted); undefined before. */
+  get name(): string | undefined {
+    return this.ownName;
   }
 
-  /** Creates the node (again, if it was deleted under us) in `session`. */
-  async create(session: ZkSession): Promise<void> {
-    this.session = session;
-    this.name = undefined;
-    this.deletion = undefined;
+  /** The session the node was created in. */
+  get session(): ZkSession | undefined {
+    return this.ownSession;
+  }
+
+  get path(): string {
+    return `${this.dir}/${this.ownName}`;
+  }
+
+  /**
+   * Sends the create and nothing else (a caller that lists in the same tick gets one round trip):
+   * resolves with the node's name, which the caller then adopt()s.
+   */
+  send(session: ZkSession): Promise<string> {
+    this.ownSession = session;
     const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
+    return session
+      .create(prefix, this.data, CreateMode.EPHEMERAL_SEQUENTIAL)
+      .then((path) => path.slice(path.lastIndexOf('/') + 1));
+  }
+
+  /** Takes `name` as our node. */
+  adopt(name: string): void {
+    this.ownName = name;
+  }
+
+  /** Forgets our node's name (deleted by us, to be created anew). */
+  forget(): void {
+    this.ownName = undefined;
+    this.deletion = undefined;
+  }
+
+  /**
+   * Creates the node (again, if it was deleted under us) in `session`, with `dirData` as the data
+   * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply.
+   */
+  async create(session: ZkSession, dirData?: Buffer): Promise<void> {
+    this.forget();
     for (;;) {
       try {
-        const path = await session.create(prefix, this.data, CreateMode.EPHEMERAL_SEQUENTIAL);
-        this.name = path.slice(path.lastIndexOf('/') + 1);
-        return;
+        return this.adopt(await this.send(session));
       } catch (err) {
         if (isNoNode(err)) {
-          await ensureLockPath(session, this.dir, this.dirData);
+          await ensureLockPath(session, this.dir, dirData);
           continue;
         }
         if (!isInDoubt(err)) throw err;
-        if (await this.recover(session)) return;
+        if ((await this.recover(session)) !== 'not-found') return;
       }
     }
   }
 
-  /** Deletes the node; retries through connection loss until done or the session is gone. */
-  remove(): Promise<void> {
-    if (!this.name || !this.session) return Promise.resolve();
-    this.deletion ??= deleteWithRetry(this.session, this.path);
-    return this.deletion;
-  }
-
-  /** Finds our node after a create in doubt; true when adopted, false to create again. */
-  private async recover(session: ZkSession): Promise<boolean> {
+  /**
+   * The create's reply was lost: once the session is usable, finds our node by uuid and adopts it
+   * if it belongs to `session`, deleting every other node with our uuid. Returns the listing that
+   * showed it; 'not-found' to create again; 'gave-up' when a request of its own was in doubt and
+   * `keepGoing()` said stop. Looks again while its own requests are in doubt: giving up would
+   * leave a node the server may still create, and it would hold the lock for as long as the
+   * session lives (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE if it is lost.
+   */
+  async recover(
+    session: ZkSession,
+    keepGoing: () => boolean = () => true,
+  ): Promise<Listing | 'not-found' | 'gave-up'> {
     for (;;) {
-      if (!(await waitUsable(session))) {
+      if (!(await session.whenUsable())) {
         throw new ZkRequestError(
           ZkCode.SESSION_GONE,
           'create',
@@ -72,26 +114,59 @@ export class ProtectedNode {
         );
       }
       try {
-        return await this.adoptOwn(session);
+        return await this.findOwn(session);
       } catch (err) {
-        if (isNoNode(err)) return false;
+        if (isNoNode(err)) return 'not-found'; // the directory (or our node) is gone
         if (!isInDoubt(err)) throw err;
+        if (!keepGoing()) return 'gave-up';
       }
     }
   }
 
-  private async adoptOwn(session: ZkSession): Promise<boolean> {
-    const { children } = await session.getChildren(this.dir);
-    const prefix = protectedPrefix(this.uuid);
-    for (const child of children.filter((c) => c.startsWith(prefix))) {
+  /**
+   * The nodes of `children` with our uuid besides ours (a create in doubt that committed twice):
+   * deleted now, or we would wait behind our own node for as long as the session lives.
+   */
+  deleteStrays(children: readonly string[]): string[] {
+    const strays = ownNodes(children, this.uuid).filter((c) => c !== this.ownName);
+    for (const name of strays) {
+      if (this.strays.has(name) || !this.ownSession) continue;
+      const deletion = deleteWithRetry(this.ownSession, `${this.dir}/${name}`);
+      this.strays.set(name, deletion);
+      void deletion.finally(() => this.strays.delete(name));
+    }
+    return strays;
+  }
+
+  /**
+   * Deletes the node (and any strays) through `session`, by default its own; retries through
+   * connection loss until done or that session is gone.
+   */
+  remove(session = this.ownSession): Promise<void> {
+    const strays = Promise.all(this.strays.values()).then(() => undefined);
+    if (!this.ownName || !session) return strays;
+    this.deletion ??= Promise.all([deleteWithRetry(session, this.path), strays]).then(
+      () => undefined,
+    );
+    return this.deletion;
+  }
+
+  /** Lists `dir`: adopts our node of `session`, deletes the others with our uuid. */
+  private async findOwn(session: ZkSession): Promise<Listing | 'not-found'> {
+    const listing = await session.getChildren(this.dir);
+    let own: string | undefined;
+    for (const child of ownNodes(listing.children, this.uuid)) {
       const path = `${this.dir}/${child}`;
       const owner = await session.getData(path).then(
         ({ stat }) => ZkSession.ownerOf(stat),
         (err) => (isNoNode(err) ? undefined : Promise.reject(err)),
       );
-      if (owner === session.id && !this.name) this.name = child;
-      else if (owner !== undefined) await deleteWithRetry(session, path);
+      if (owner === undefined) continue;
+      if (owner === session.id && !own) own = child;
+      else await deleteWithRetry(session, path);
     }
-    return this.name !== undefined;
+    if (!own) return 'not-found';
+    this.adopt(own);
+    return listing;
   }
 }

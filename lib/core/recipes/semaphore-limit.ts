@@ -1,3 +1,4 @@
+// A semaphore's one maxLeases per path, in this process and recorded in ZooKeeper.
 import { LockModeError } from '../errors';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, codeOf, isInDoubt, isNoNode } from '../zookeeper/zk-errors';

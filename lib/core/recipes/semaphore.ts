@@ -1,3 +1,4 @@
+// The SemaphoreRecipe: counting semaphores laid out like Curator's InterProcessSemaphoreV2.
 import {
   ClientClosedError,
   InvalidLockOptionsError,
@@ -5,19 +6,19 @@ import {
   LockTimeoutError,
   ZkLockError,
 } from '../errors';
-import { checkWaitTimeout } from '../acquire-options';
-import { inspectSemaphore } from '../inspect';
-import { HeldLease } from '../semaphore-lease';
+import { checkWaitTimeout } from '../client/acquire-options';
+import { inspectSemaphore } from '../client/inspect';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
-import { waitUsable } from './contender';
 import { LEASE_NAME } from './lock-naming';
+import type { ParentReaper } from './parent-reaper';
 import { ProtectedNode } from './protected-node';
+import { HeldLease } from './semaphore-lease';
 import { LeasesStamp, SemaphoreLimits, limitRecord } from './semaphore-limit';
 
-/** What the semaphore needs from the client that owns it. */
+/** @internal What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
   readonly connection: ZkConnection;
   readonly nodeData: Buffer;
@@ -28,13 +29,11 @@ export interface SemaphoreHost {
     options: { waitTimeoutMs?: number; signal?: AbortSignal },
   ): Promise<LockHandle>;
   tryAcquire(path: string): Promise<LockHandle | null>;
-  /** Nothing of ours is left under the leases node: it may be cleaned up. */
-  onLeasesIdle(leasesPath: string): void;
   /** Runs a read-only look at `path` (inspect()): documented errors only, ClientClosedError once closed. */
   look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T>;
 }
 
-/** Curator InterProcessSemaphoreV2's layout (docs/design.md §7). */
+/** Curator InterProcessSemaphoreV2's layout (docs/design.md "The lock family"). */
 const LOCKS = 'locks';
 const LEASES = 'leases';
 
@@ -42,6 +41,7 @@ const LEASES = 'leases';
 class SessionEnded extends Error {}
 
 /**
+ * @internal
  * Counting semaphores of one client: the acquire protocol, the one child watch per leases node
  * this client keeps while it waits, and the leases it holds (lost with their session, released
  * by close()).
@@ -59,7 +59,13 @@ export class SemaphoreRecipe {
   /** Deletions still under way for callers that already got their answer. */
   private readonly inflight = new Set<Promise<unknown>>();
 
-  constructor(private readonly host: SemaphoreHost) {}
+  constructor(
+    private readonly host: SemaphoreHost,
+    /** Removes a leases node nothing of ours is left under; never one still busy here. */
+    private readonly reaper: ParentReaper,
+  ) {
+    reaper.keepWhile((path) => this.busy.has(path));
+  }
 
   /** Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request. */
   open(path: string, maxLeases: number): Semaphore {
@@ -91,10 +97,6 @@ export class SemaphoreRecipe {
           inspectSemaphore(session, path, `${lockPath}/${LEASES}`, maxLeases),
         ),
     };
-  }
-
-  isBusy(leasesPath: string): boolean {
-    return this.busy.has(leasesPath);
   }
 
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
@@ -221,19 +223,14 @@ export class SemaphoreRecipe {
     const nodes: ProtectedNode[] = [];
     try {
       for (let i = 0; i < w.count; i++) {
-        const node = new ProtectedNode(
-          w.leasesPath,
-          LEASE_NAME,
-          this.host.nodeData,
-          limitRecord(w.maxLeases),
-        );
+        const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData);
         nodes.push(node);
         const pending = i === 0 ? this.limits.readBeforeCreate(session, w.leasesPath) : undefined;
-        await node.create(session);
+        await node.create(session, limitRecord(w.maxLeases));
         for (let claimed = i > 0; ;) {
           const { children, changed, stamp } = await this.list(session, w.leasesPath);
           if (!children.includes(node.name!)) {
-            await node.create(session); // deleted under us: queue the lease again
+            await node.create(session, limitRecord(w.maxLeases)); // deleted under us: queue again
             continue;
           }
           if (!claimed) {
@@ -241,11 +238,11 @@ export class SemaphoreRecipe {
             claimed = true;
           }
           if (children.length <= w.maxLeases) {
-            // Granted only on a session proven alive, like a lock (docs/design.md §2): a listing
-            // read after this process stalled may describe a session the server has expired
-            // since. Listing again asks the server now: its answer proves the session or ends it.
+            // Granted only on a session proven alive, like a lock (docs/design.md "What holding
+            // means"): a listing read after this process stalled may describe a session the
+            // server has expired since. Listing again asks the server now: its answer proves the session or ends it.
             if (session.provenAlive) break;
-            if (!(await waitUsable(session))) throw new SessionEnded();
+            if (!(await session.whenUsable())) throw new SessionEnded();
             continue;
           }
           if (w.tryOnly) {
@@ -280,7 +277,7 @@ export class SemaphoreRecipe {
         return await this.listOnce(session, leasesPath);
       } catch (err) {
         if (!isInDoubt(err)) throw err;
-        if (!(await waitUsable(session))) throw new SessionEnded();
+        if (!(await session.whenUsable())) throw new SessionEnded();
       }
     }
   }
@@ -398,6 +395,6 @@ export class SemaphoreRecipe {
     const left = (this.busy.get(leasesPath) ?? 1) - 1;
     if (left > 0) return void this.busy.set(leasesPath, left);
     this.busy.delete(leasesPath);
-    this.host.onLeasesIdle(leasesPath);
+    this.reaper.schedule(leasesPath);
   }
 }

@@ -1,3 +1,4 @@
+// The sequence limit: no node queues near 2^31; the lock node is re-created instead.
 import { InvalidLockPathError } from '../errors';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isNoNode } from '../zookeeper/zk-errors';
@@ -11,7 +12,7 @@ import { removeIdleLockPath } from './lock-path';
  * gets a sequence from here on is deleted at once, and its waiters wait until the path has
  * drained; then the lock node is deleted and created anew (counter 0, a larger czxid, so fencing
  * tokens keep growing). The 2^20 margin covers the creates of waiters that arrive meanwhile (each
- * backs off once). See docs/design.md §1.8.
+ * backs off once). See docs/design.md "The mutex recipe", the sequence limit.
  */
 export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
 

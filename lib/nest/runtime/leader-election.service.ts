@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { hostname } from 'node:os';
-import type { Leadership, LeadershipEnd, Participant } from '../../core/election-types';
+import type { Leadership, LeadershipEnd, Participant } from '../../core/recipes/election-types';
 import { ZkLockError } from '../../core/errors';
-import type { LeaderLatch } from '../../core/leader-latch';
-import type { ZkLockClient } from '../../core/lock-client';
+import type { LeaderLatch } from '../../core/recipes/leader-latch';
+import type { ZkLockClient } from '../../core/client/lock-client';
 import { InjectZkLockClient } from '../inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from '../zk-lock-module-options.interface';
 import { ZK_LOCK_MODULE_OPTIONS } from '../zk-lock.module-definition';

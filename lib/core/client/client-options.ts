@@ -1,7 +1,8 @@
+// The client's option defaults and checks, in one place.
 import { MAX_WAIT_MS } from './acquire-options';
-import { InvalidLockOptionsError } from './errors';
-import { applyNamespace } from './paths';
-import type { ZkLockClientOptions } from './types';
+import { InvalidLockOptionsError } from '../errors';
+import { applyNamespace } from '../paths';
+import type { ZkLockClientOptions } from '../types';
 
 /** The client's defaults, in one place (docs/reference/options.md lists them). */
 export const CLIENT_DEFAULTS = {

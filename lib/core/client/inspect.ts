@@ -1,8 +1,9 @@
-import type { LockInspection, LockNodeInfo, SemaphoreInspection } from './types';
-import { holdingCount } from './recipes/lock-driver';
-import { sequenceOf, sortContenders } from './recipes/lock-naming';
-import { ZkSession } from './zookeeper/zk-session';
-import { isNoNode } from './zookeeper/zk-errors';
+// inspect(): who holds and who waits on a lock path or a semaphore, read from ZooKeeper.
+import type { LockInspection, LockNodeInfo, SemaphoreInspection } from '../types';
+import { holdingCount } from '../queue/grant-policy';
+import { sequenceOf, sortContenders } from '../recipes/lock-naming';
+import { ZkSession } from '../zookeeper/zk-session';
+import { isNoNode } from '../zookeeper/zk-errors';
 
 /**
  * Reads who holds a lock and who waits, with the host/pid/app each node's data records: every

@@ -1,5 +1,6 @@
-import type { LockLostError } from './errors';
-import type { HeldLock } from './held-lock';
+// Owner scopes: the locks an async context holds, so its code re-enters them.
+import type { LockLostError } from '../errors';
+import type { HeldLock } from '../queue/held-lock';
 
 /** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
 export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {

@@ -1,6 +1,7 @@
-import type { ZkConnection } from './zookeeper/zk-connection';
-import { removeIdleLockPath } from './recipes/lock-path';
-import { parentPath } from './paths';
+// The ParentReaper: removes the lock paths (and empty ancestors) this process no longer uses.
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import { removeIdleLockPath } from './lock-path';
+import { parentPath } from '../paths';
 
 /**
  * Tries on a connected session that failed on the connection (lost or unanswered) before a path
@@ -11,6 +12,7 @@ import { parentPath } from './paths';
 const FAILED_TRIES = 3;
 
 /**
+ * @internal
  * Removes lock nodes (and their empty ancestors created as lock paths) once they have been idle
  * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against
  * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
@@ -28,12 +30,18 @@ export class ParentReaper {
   private timer?: NodeJS.Timeout;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
+  /** What the users of lock paths (lock queues, semaphores) still use: left alone. */
+  private readonly inUse: Array<(lockPath: string) => boolean> = [];
 
   constructor(
     private readonly connection: ZkConnection,
     private readonly delayMs: number,
-    private readonly isBusy: (lockPath: string) => boolean,
   ) {}
+
+  /** A user of lock paths registers what it uses: the reaper never removes such a path. */
+  keepWhile(inUse: (lockPath: string) => boolean): void {
+    this.inUse.push(inUse);
+  }
 
   /** How many paths it remembers (scheduled, being removed, failing): 0 once all are done. */
   get remembered(): number {
@@ -121,6 +129,10 @@ export class ParentReaper {
   /** After connection trouble: unless the path is busy again (then cancel() drops it). */
   private retryLater(lockPath: string): void {
     if (!this.isBusy(lockPath)) this.schedule(lockPath, Math.max(this.delayMs, 1000));
+  }
+
+  private isBusy(lockPath: string): boolean {
+    return this.inUse.some((inUse) => inUse(lockPath));
   }
 
   private hasBusyDescendant(dir: string): boolean {

@@ -1,8 +1,9 @@
-import { HeldResource } from './held-resource';
-import type { ProtectedNode } from './recipes/protected-node';
-import type { SemaphoreLease } from './types';
-import type { ZkSession } from './zookeeper/zk-session';
-import { isNoNode } from './zookeeper/zk-errors';
+// HeldLease: the leases a semaphore caller holds, one protected node each.
+import { HeldResource } from '../queue/held-resource';
+import type { ProtectedNode } from './protected-node';
+import type { SemaphoreLease } from '../types';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { isNoNode } from '../zookeeper/zk-errors';
 
 /**
  * Leases held on one semaphore path: one ephemeral node each. Lost when its session is lost or

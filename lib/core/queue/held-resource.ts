@@ -1,6 +1,7 @@
+// HeldResource: what any holder holds (lock or leases): state, signal and loss events.
 import { EventEmitter } from 'node:events';
-import { LockLossReason, LockLostError } from './errors';
-import type { LockState } from './types';
+import { LockLossReason, LockLostError } from '../errors';
+import type { LockState } from '../types';
 
 /**
  * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal

@@ -1,9 +1,10 @@
+// The client's elections: their session events, their paths kept from cleanup, closing them.
 import { hostname } from 'node:os';
+import { InvalidLockOptionsError } from '../errors';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { ZkSession } from '../zookeeper/zk-session';
 import type { ElectionOptions } from './election-types';
-import { InvalidLockOptionsError } from './errors';
 import { LeaderLatch } from './leader-latch';
-import type { ZkConnection } from './zookeeper/zk-connection';
-import type { ZkSession } from './zookeeper/zk-session';
 
 /** Node data stays far below jute.maxbuffer, and an id is a name, not a payload. */
 const MAX_PARTICIPANT_ID_BYTES = 1024;

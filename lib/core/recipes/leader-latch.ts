@@ -1,5 +1,6 @@
+// LeaderLatch: one participant of a leader election, laid out like Curator's LeaderLatch.
 import { EventEmitter } from 'node:events';
-import { checkWaitTimeout } from './acquire-options';
+import { checkWaitTimeout } from '../client/acquire-options';
 import type {
   ElectionEvents,
   Leadership,
@@ -13,13 +14,14 @@ import {
   LeadershipTimeoutError,
   LockAbortedError,
   LockLostError,
-} from './errors';
-import type { HeldLock } from './held-lock';
-import { documentedError } from './recipes/acquire-error';
-import type { Contender } from './recipes/contender';
-import { LatchQueue } from './recipes/latch-queue';
-import type { ZkConnection } from './zookeeper/zk-connection';
-import type { ZkSession } from './zookeeper/zk-session';
+} from '../errors';
+import type { Contender } from '../queue/contender';
+import type { HeldLock } from '../queue/held-lock';
+import type { WaiterQueue } from '../queue/waiter-queue';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { documentedError } from './acquire-error';
+import { latchQueue } from './latch-queue';
 
 /** How long a participant whose node could not be created again waits before it tries anew. */
 const REJOIN_DELAY_MS = 1_000;
@@ -41,11 +43,11 @@ interface LeaderWaiter {
 /**
  * One participant of a leader election on a path, laid out like Curator's LeaderLatch
  * (docs/design.md "Leader election"): leading is holding the first `latch-` node, through the
- * mutex's queue (LatchQueue), so leadership has a lock's signal, fencing token and loss rules.
+ * WaiterQueue with the latch policy (latch-queue.ts), so leadership has a lock's signal, fencing token and loss rules.
  * Events: 'isLeader' (Leadership), 'notLeader' (LeadershipEnd).
  */
 export class LeaderLatch extends EventEmitter<ElectionEvents> {
-  private queue?: LatchQueue;
+  private queue?: WaiterQueue;
   private starting?: Promise<void>;
   private joining?: { resolve(): void; reject(error: Error): void };
   /** The wait for our node's turn under way (aborted to leave). */
@@ -142,7 +144,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     const lock = this.held;
     if (!lock || this.closing) return;
     this.endLeadership(lock, 'stepped-down', 'leadership was given up by stepDown()');
-    await this.queue!.release(lock);
+    await lock.end();
     if (!this.closing) await this.join();
   }
 
@@ -187,7 +189,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   // ---- internals ----------------------------------------------------------------------------
 
   private async firstJoin(): Promise<void> {
-    this.queue ??= new LatchQueue(
+    this.queue ??= latchQueue(
       this.host.connection,
       this.lockPath,
       this.path,
@@ -225,7 +227,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   private granted(lock: HeldLock, wait: AbortController): void {
     if (this.wait === wait) this.wait = undefined;
-    if (this.closing) return void this.queue!.release(lock);
+    if (this.closing) return void lock.end();
     this.held = lock;
     this.current = {
       path: this.path,
@@ -261,7 +263,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     this.held = undefined;
     this.current = null;
     this.emit('notLeader', { reason: 'lost', error });
-    void this.queue!.release(lock).then(() => {
+    void lock.end().then(() => {
       if (!this.closing) return this.join().catch(() => undefined);
     });
   }
@@ -285,7 +287,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     const lock = this.held;
     if (lock) {
       this.endLeadership(lock, 'closed', 'the election was closed');
-      await this.queue!.release(lock);
+      await lock.end();
     }
     await this.queue?.whenIdle();
     if (this.queue) this.host.onClosed(this);

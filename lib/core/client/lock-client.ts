@@ -1,23 +1,21 @@
+// ZkLockClient: the framework-free entry point, its public API and the owner scopes of its calls.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockLostError, LockModeError, LockTimeoutError } from './errors';
-import { ElectionRegistry } from './election-registry';
-import type { ElectionOptions } from './election-types';
-import type { LeaderLatch } from './leader-latch';
-import { HeldLock, LockHandleView } from './held-lock';
-import { inspectLock } from './inspect';
-import { documentedError } from './recipes/acquire-error';
-import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
-import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
-import { OwnerScope, ownerKey } from './owner-scope';
-import { ParentReaper } from './parent-reaper';
-import { applyNamespace } from './paths';
-import { ReadOnlyLockView } from './read-only-lock-view';
-import { LockKind, LockQueues, PathQueue } from './lock-queues';
-import type { QueueHost } from './recipes/waiter-queue';
-import { acquireAll } from './recipes/multi-lock';
-import { SemaphoreRecipe } from './recipes/semaphore';
+import { ClientClosedError, LockModeError, LockTimeoutError } from '../errors';
+import type { ZooKeeperAuthFailedError } from '../errors';
+import { applyNamespace } from '../paths';
+import type { LockKind } from '../queue/grant-policy';
+import type { HeldLock } from '../queue/held-lock';
+import { LockQueues } from '../queue/lock-queues';
+import type { QueueContext, WaiterQueue } from '../queue/waiter-queue';
+import { documentedError } from '../recipes/acquire-error';
+import { ElectionRegistry } from '../recipes/election-registry';
+import type { ElectionOptions } from '../recipes/election-types';
+import type { LeaderLatch } from '../recipes/leader-latch';
+import { acquireAll } from '../recipes/multi-lock';
+import { ParentReaper } from '../recipes/parent-reaper';
+import { SemaphoreRecipe } from '../recipes/semaphore';
 import type {
   AcquireOptions,
   ConnectionState,
@@ -30,10 +28,15 @@ import type {
   Semaphore,
   SemaphoreOptions,
   ZkLockClientOptions,
-} from './types';
-import { ZkConnection } from './zookeeper/zk-connection';
-import { ZkCredentials, withoutSecrets } from './zookeeper/zk-credentials';
-import type { ZkSession } from './zookeeper/zk-session';
+} from '../types';
+import { ZkConnection } from '../zookeeper/zk-connection';
+import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
+import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
+import { inspectLock } from './inspect';
+import { LockHandleView, ReadOnlyLockView } from './lock-handle';
+import { OwnerScope, ownerKey } from './owner-scope';
 
 const DEFAULTS = CLIENT_DEFAULTS;
 
@@ -41,40 +44,41 @@ const DEFAULTS = CLIENT_DEFAULTS;
  * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
  * Events: 'acquired', 'released', 'timeout', 'lost', 'state' (see LockEvents).
  */
-export class ZkLockClient extends EventEmitter implements QueueHost {
-  readonly nodeData: Buffer;
-  readonly maxNodesPerPath: number;
+export class ZkLockClient extends EventEmitter {
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
-  private readonly queues = new LockQueues(this);
   private readonly reaper: ParentReaper;
+  private readonly queues: LockQueues;
   private readonly semaphores: SemaphoreRecipe;
   private readonly elections: ElectionRegistry;
   private closing?: Promise<void>;
 
   private constructor(
-    readonly connection: ZkConnection,
+    private readonly connection: ZkConnection,
     private readonly options: ZkLockClientOptions,
   ) {
     super();
-    this.nodeData = Buffer.from(
+    // Built in dependency order: the reaper, then what hands it paths (queues, semaphores, elections).
+    const nodeData = Buffer.from(
       JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
     );
-    this.maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
-    this.semaphores = new SemaphoreRecipe({
-      connection,
-      nodeData: this.nodeData,
-      lockPathOf: (path) => applyNamespace(options.namespace, path),
-      acquire: (path, opts) => this.acquire(path, opts),
-      tryAcquire: (path) => this.tryAcquire(path),
-      onLeasesIdle: (leasesPath) => this.reaper.schedule(leasesPath),
-      look: (path, read) => this.look(path, read),
-    });
-    this.elections = new ElectionRegistry(connection, (lockPath) => this.reaper.schedule(lockPath));
     this.reaper = new ParentReaper(
       connection,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
-      (p) => this.queues.has(p) || this.semaphores.isBusy(p) || this.elections.has(p),
     );
+    this.queues = new LockQueues(this.queueContext(nodeData), this.reaper);
+    this.semaphores = new SemaphoreRecipe(
+      {
+        connection,
+        nodeData,
+        lockPathOf: (path) => applyNamespace(options.namespace, path),
+        acquire: (path, opts) => this.acquire(path, opts),
+        tryAcquire: (path) => this.tryAcquire(path),
+        look: (path, read) => this.look(path, read),
+      },
+      this.reaper,
+    );
+    this.elections = new ElectionRegistry(connection, (lockPath) => this.reaper.schedule(lockPath));
+    this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
     connection.on('state', (state: ConnectionState) => this.emit('state', state));
     connection.on(
       'session-lost',
@@ -144,7 +148,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
 
   /**
    * The read side of the read/write lock on `path` (Curator InterProcessReadWriteLock's
-   * protocol, docs/design.md §7): readers share, and hold unless a writer queued ahead of them.
+   * protocol, docs/design.md "The lock family"): readers share, and hold unless a writer queued ahead of them.
    * Inside a scope that holds the write lock, a read re-enters it (downgrade).
    */
   readLock(path: string): LockSide {
@@ -191,7 +195,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   /**
-   * Takes several locks as one, all or nothing (docs/design.md §7): in one canonical order (so
+   * Takes several locks as one, all or nothing (docs/design.md "The lock family"): in one canonical order (so
    * callers asking for {a, b} and {b, a} cannot deadlock), within one shared `waitTimeoutMs`.
    * On a timeout, an abort or an error, the locks already taken are released before it throws.
    * The handle's signal aborts when any member is lost; release() frees them in reverse order.
@@ -278,26 +282,30 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     return this.closing;
   }
 
-  // ---- QueueHost ------------------------------------------------------------------------------
-
-  get watchesLoss(): boolean {
-    return this.listenerCount('lost') > 0;
-  }
-
-  onIdle(queue: { readonly lockPath: string; readonly idle: boolean }): void {
-    if (this.queues.remove(queue)) this.reaper.schedule(queue.lockPath);
-  }
-
-  onReleased(lock: HeldLock): void {
-    if (this.listenerCount('released') === 0) return;
-    this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
-  }
-
-  onLost(lock: HeldLock, error: LockLostError): void {
-    this.emit('lost', { path: lock.path, error });
+  /**
+   * @internal Why the connection gave up for good: the servers refused our credentials (the
+   * Nest layer's log says so; no new session is tried).
+   */
+  get connectionFailure(): ZooKeeperAuthFailedError | undefined {
+    return this.connection.failure;
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /** What the lock queues get from the client: the connection, node data, limit and its events. */
+  private queueContext(nodeData: Buffer): QueueContext {
+    return {
+      connection: this.connection,
+      nodeData,
+      maxNodesPerPath: Math.max(1, this.options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath),
+      watchesLoss: () => this.listenerCount('lost') > 0,
+      released: (lock) => {
+        if (this.listenerCount('released') === 0) return;
+        this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
+      },
+      lost: (lock, error) => this.emit('lost', { path: lock.path, error }),
+    };
+  }
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
@@ -308,7 +316,7 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   }
 
   /** `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError. */
-  private waitOn(queue: PathQueue, path: string, options: AcquireOptions): Promise<HeldLock> {
+  private waitOn(queue: WaiterQueue, path: string, options: AcquireOptions): Promise<HeldLock> {
     if (options.waitTimeoutMs !== 0) return queue.acquire(options);
     return queue
       .tryAcquire()
@@ -340,11 +348,11 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
   private take(
     path: string,
     kind: LockKind,
-    run: (queue: PathQueue) => Promise<HeldLock | null>,
+    run: (queue: WaiterQueue) => Promise<HeldLock | null>,
     options: AcquireOptions = {},
   ): Promise<LockHandle | null> {
     let full: string;
-    let queue: PathQueue;
+    let queue: WaiterQueue;
     try {
       full = applyNamespace(this.options.namespace, path);
       checkWaitTimeout(path, options);
@@ -437,9 +445,9 @@ export class ZkLockClient extends EventEmitter implements QueueHost {
     const queues = this.queues.all();
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
     const releases = queues.flatMap((q) =>
-      LockQueues.holdersOf(q).map((holder) => {
+      q.holders.map((holder) => {
         holder.lose('client-closed', 'the ZkLockClient was closed');
-        return q.release(holder);
+        return holder.end();
       }),
     );
     const graceful = async (): Promise<void> => {

@@ -1,3 +1,4 @@
+// The public types of leader elections (ZkLockClient.election()).
 /** Options of `ZkLockClient.election(path, options)`. */
 export interface ElectionOptions {
   /**

@@ -1,5 +1,6 @@
-import { InvalidLockOptionsError } from './errors';
-import type { AcquireOptions, WaitOutcome } from './types';
+// The checks and outcomes of a call's wait options (waitTimeoutMs).
+import { InvalidLockOptionsError } from '../errors';
+import type { AcquireOptions, WaitOutcome } from '../types';
 
 /** Node timers cannot wait longer than 2^31-1 ms: a larger value would fire at once. */
 export const MAX_WAIT_MS = 2 ** 31 - 1;

@@ -1,7 +1,8 @@
+// The participants of an election in line order, with the ids their nodes record.
+import type { ZkSession } from '../zookeeper/zk-session';
+import { isNoNode } from '../zookeeper/zk-errors';
 import type { Participant } from './election-types';
-import { sortContenders } from './recipes/lock-naming';
-import type { ZkSession } from './zookeeper/zk-session';
-import { isNoNode } from './zookeeper/zk-errors';
+import { sortContenders } from './lock-naming';
 
 /**
  * The participants of the election at `lockPath` in line order, with the ids their nodes' data

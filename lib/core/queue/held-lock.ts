@@ -1,16 +1,15 @@
-import { LockLostError } from './errors';
+// HeldLock: the process-side record of one held lock, shared by its owner's re-entrant handles.
+import { LockLostError } from '../errors';
+import { ownerKey } from '../client/owner-scope';
+import type { Contender } from './contender';
 import { HeldResource } from './held-resource';
-import { ownerKey } from './owner-scope';
-import { ReadOnlyLockView } from './read-only-lock-view';
-import type { Contender } from './recipes/contender';
-import type { LockHandle, LockState } from './types';
 
-/** The process-side record of one held lock; shared by re-entrant handles of the same owner. */
+/** @internal The process-side record of one held lock; shared by re-entrant handles of the same owner. */
 export class HeldLock extends HeldResource {
-  count = 1;
+  private count = 1;
   readonly acquiredAt = Date.now();
   /** The queue's release of this lock (node deletion), shared by close() and the last exit. */
-  releasing?: Promise<void>;
+  private ending?: Promise<void>;
 
   constructor(
     path: string,
@@ -18,7 +17,7 @@ export class HeldLock extends HeldResource {
     readonly lockPath: string,
     readonly contender: Contender,
     readonly fencingToken: bigint,
-    private readonly onExit: (lock: HeldLock) => Promise<void>,
+    private readonly onEnd: (lock: HeldLock) => Promise<void>,
     private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
   ) {
     super(path);
@@ -80,37 +79,12 @@ export class HeldLock extends HeldResource {
   exit(): Promise<void> {
     if (--this.count > 0) return Promise.resolve();
     if (this.state !== 'lost') this.state = 'released';
-    return this.onExit(this);
-  }
-}
-
-/** What the caller gets: one acquisition of a HeldLock; release is idempotent per handle. */
-export class LockHandleView extends ReadOnlyLockView implements LockHandle {
-  private released = false;
-  private releasing?: Promise<void>;
-
-  /** @internal the shared record (for owner scopes). */
-  get heldLock(): HeldLock {
-    return this.lock;
+    return this.end();
   }
 
-  /** 'released' once this handle is released (unless lost), even while a re-entry still holds. */
-  override get state(): LockState {
-    return this.released && this.lock.state !== 'lost' ? 'released' : this.lock.state;
-  }
-
-  override assertHeld(): void {
-    if (this.released && this.lock.state !== 'lost') {
-      throw new LockLostError(this.path, 'released', 'this handle was released');
-    }
-    this.lock.assertHeld();
-  }
-
-  release(): Promise<void> {
-    if (!this.released) {
-      this.released = true;
-      this.releasing = this.lock.exit();
-    }
-    return this.releasing!;
+  /** Ends the hold in its queue (the last exit, or close()); once, whoever asks. */
+  end(): Promise<void> {
+    this.ending ??= this.onEnd(this);
+    return this.ending;
   }
 }

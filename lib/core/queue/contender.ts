@@ -1,0 +1,438 @@
+// A Contender: one node of ours in a lock's queue, from its create to its delete.
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { Listing, ZkSession } from '../zookeeper/zk-session';
+import { isInDoubt, isNoNode, isNodeExists, isSessionGone } from '../zookeeper/zk-errors';
+import { deleteWithRetry } from '../recipes/guaranteed-delete';
+import { ensureLockPath } from '../recipes/lock-path';
+import { MAX_GENERATION, fencingToken, sequenceOf } from '../recipes/lock-naming';
+import { ProtectedNode } from '../recipes/protected-node';
+import { pastSequenceGuard, waitForSequenceReset } from '../recipes/sequence-wrap';
+import type { GrantPolicy, Place } from './grant-policy';
+import { OwnNodeWatch } from './own-node-watch';
+
+/**
+ * How many more answers in doubt recovery takes once nobody waits for the node any more (the
+ * caller gave up, or close() ended the wait): then it stops (see keepRecovering).
+ */
+const DOUBTS_AFTER_WAIT = 2;
+
+/** @internal What a Contender needs from its WaiterQueue. */
+export interface ContenderContext {
+  readonly connection: ZkConnection;
+  readonly policy: GrantPolicy;
+  /** Full path of the lock node (namespace applied). */
+  readonly lockPath: string;
+  readonly nodeData: Buffer;
+  /** Our own nodes that held the lock and were released: never waited on again. */
+  readonly released: ReadonlySet<string>;
+  /** Our place may have changed (may hold now, or learned our place). */
+  onPosition(contender: Contender): void;
+  /** Our node disappeared while we still needed it (deleted by someone else). */
+  onVanished(contender: Contender): void;
+}
+
+/**
+ * Where a contender is, its one state. `creating`: no node yet (again, after backing off at the
+ * sequence guard, when `busy` tells who is still queued); `waiting`: queued, its place known once
+ * a listing or a watch told; `held`: the queue granted the lock on it; `abandoned`: forgotten
+ * without a delete (its session is gone, or someone else deleted it); `removed`: being deleted.
+ */
+type State =
+  | { kind: 'creating'; busy?: Place }
+  | { kind: 'waiting'; place?: Place }
+  | { kind: 'held' }
+  | { kind: 'abandoned' }
+  | { kind: 'removed' };
+
+/** What enter() does after one create: create again (after a reply in doubt), or nothing. */
+type Next = 'create' | 'create-after-doubt' | 'done';
+
+const FIRST: Place = { predecessor: null, ahead: 0 };
+
+/**
+ * @internal
+ * One EPHEMERAL_SEQUENTIAL node in the lock's queue (Curator's LockInternals loop, on the policy
+ * its queue gives): created together with the listing (one round trip), recovered by its uuid
+ * after a lost create reply (ProtectedNode), watching only the node its policy names, deleted
+ * with retries. The queue calls hold() when it grants the lock on it.
+ */
+export class Contender {
+  private state: State = { kind: 'creating' };
+  private readonly node: ProtectedNode;
+  private readonly ownWatch: OwnNodeWatch;
+  private seq = -1;
+  private lockNodeCzxid = 0n;
+  /** How many callers this node has served (the fencing token's low bits). */
+  private generation = 0;
+  private syncing = false;
+  private syncAgain = false;
+  /** Answers in doubt since nobody waits for this node any more (see keepRecovering). */
+  private doubtsAfterWait = 0;
+  /** The watch on the node ahead of ours, while we wait. */
+  private predecessorWatch?: { path: string; watcher: (event: { name: string }) => void };
+
+  constructor(private readonly ctx: ContenderContext) {
+    this.node = new ProtectedNode(ctx.lockPath, ctx.policy.nodeName, ctx.nodeData);
+    this.ownWatch = new OwnNodeWatch({
+      target: () =>
+        this.queued && this.session ? { session: this.session, path: this.nodePath } : undefined,
+      rewatch: (wanted) => (this.isHeld ? wanted : this.state.kind === 'waiting'),
+      deleted: () => this.ownNodeDeleted(),
+    });
+  }
+
+  get session(): ZkSession | undefined {
+    return this.node.session;
+  }
+
+  get name(): string | undefined {
+    return this.node.name;
+  }
+
+  get nodePath(): string {
+    return this.node.path;
+  }
+
+  /** The sequence ZooKeeper appended to our node's name (-1 before it is created). */
+  get sequence(): number {
+    return this.seq;
+  }
+
+  /** Which recipe this node serves (owner scopes keep read, write and mutex holds apart). */
+  get kind(): GrantPolicy['kind'] {
+    return this.ctx.policy.kind;
+  }
+
+  /** The node its policy says we wait for: undefined while not known, null when we may hold. */
+  get predecessor(): string | null | undefined {
+    return this.place?.predecessor;
+  }
+
+  /** How many nodes ahead keep it from holding (for timeouts' messages and the shortcut). */
+  get ahead(): number {
+    return this.place?.ahead ?? 0;
+  }
+
+  /** Its policy lets it hold now (or the queue holds on it already). */
+  get isFirst(): boolean {
+    return this.isHeld || (this.state.kind === 'waiting' && this.state.place?.predecessor === null);
+  }
+
+  /** The queue granted the lock on this node (it serves its callers). */
+  get isHeld(): boolean {
+    return this.state.kind === 'held';
+  }
+
+  /** Its caller gave up, or its session went: abandoned or removed. */
+  get isGone(): boolean {
+    return this.state.kind === 'abandoned' || this.state.kind === 'removed';
+  }
+
+  /** The server has said, since the last reconnect, that our node exists. */
+  get confirmed(): boolean {
+    return this.ownWatch.confirmed;
+  }
+
+  /** Whether this held node can serve one more caller (the generation has room). */
+  get canServeAgain(): boolean {
+    return this.isHeld && this.generation < MAX_GENERATION;
+  }
+
+  /** Creates our node and learns our place. Rejects with the session's error if it is lost. */
+  async enter(): Promise<void> {
+    const session = await this.ctx.connection.ready();
+    // A create whose reply was lost and that recovery did not find: the node may still show up
+    // (a lagging member answered the recovery). Then even a waiter that gave up creates once
+    // more, to list after it and delete every node with our uuid (docs/design.md "The mutex
+    // recipe").
+    let inDoubt = false;
+    for (let next: Next = 'create'; next !== 'done';) {
+      inDoubt ||= next === 'create-after-doubt';
+      next = await this.createAndList(session, inDoubt);
+    }
+  }
+
+  /** The queue granted the lock on this node. */
+  hold(): void {
+    this.state = { kind: 'held' };
+  }
+
+  /** The token of the next caller this node serves; generations count up from 0. */
+  issueToken(): bigint {
+    return fencingToken(this.lockNodeCzxid, this.seq, this.generation++);
+  }
+
+  /** Re-lists and re-watches (after a predecessor event or a reconnect). */
+  async resync(): Promise<void> {
+    // A holder (e.g. after a local handoff) no longer needs its place in line.
+    if (this.state.kind !== 'waiting') return;
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    this.syncing = true;
+    try {
+      do {
+        this.syncAgain = false;
+        const listing = await this.session!.getChildren(this.ctx.lockPath);
+        if (!this.queued) return;
+        this.apply(listing);
+      } while (this.syncAgain && this.queued);
+    } catch (err) {
+      if (isNoNode(err) && this.queued) this.ctx.onVanished(this);
+      // Connection loss: the reconnect handler resyncs; a lost session is handled by its owner.
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  /**
+   * Watches our own node while holding: its deletion by anyone else means the lock is lost.
+   * One request, so it is armed only once someone can be told (see HeldLock.observe). A node
+   * that waited is watched already.
+   */
+  watchSelf(): void {
+    this.ownWatch.want();
+  }
+
+  /**
+   * Resolves once the server has answered the watch on our node (armed if needed): before the
+   * lock is handed on to the next caller of the batch, our node must be known to exist, or a
+   * remote that took the lock after someone deleted it would hold it together with our caller.
+   */
+  confirmSelf(): Promise<void> {
+    return this.ownWatch.confirm();
+  }
+
+  /** A reconnect may have dropped in-flight watch requests: arm them again. */
+  rearm(): void {
+    // Someone may have deleted the node while we were away, and the events the server replays
+    // for re-set watches come in no useful order: confirm it again before a batch hands the
+    // lock on (WaiterQueue) or a waiter takes "the node ahead is gone" as its turn.
+    this.ownWatch.reset();
+    if (this.isHeld) return this.ownWatch.rearm();
+    if (this.predecessorWatch) this.ownWatch.arm();
+    void this.resync();
+  }
+
+  /**
+   * Deletes our node; retries through connection loss until done or the session is gone. It
+   * deletes through the connection's current session: once ours was lost, a server that restored
+   * it from its log keeps our node until it expires it, and no cleanup of this process would look
+   * at the path again (issue #19 §6b). The name carries our uuid, so the node is ours whoever's
+   * session it is now.
+   */
+  remove(): Promise<void> {
+    this.state = { kind: 'removed' };
+    this.unwatchPredecessor();
+    return this.node.remove(this.ctx.connection.current);
+  }
+
+  /** Forget the node without deleting it (its session is gone, and the node with it). */
+  abandon(): void {
+    this.state = { kind: 'abandoned' };
+    this.unwatchPredecessor();
+  }
+
+  // ---- enter(), step by step ----------------------------------------------------------------
+
+  /** Waiting (queued) or held: our node is in the lock's queue. */
+  private get queued(): boolean {
+    return this.state.kind === 'waiting' || this.state.kind === 'held';
+  }
+
+  private get place(): Place | undefined {
+    const state = this.state;
+    if (state.kind === 'held') return FIRST;
+    if (state.kind === 'creating') return state.busy;
+    return state.kind === 'waiting' ? state.place : undefined;
+  }
+
+  /** One create, sent with the listing that shows its place; what to do next. */
+  private async createAndList(session: ZkSession, inDoubt: boolean): Promise<Next> {
+    if (this.isGone && !inDoubt) return 'done';
+    // Sent in the same tick: one round trip, and the listing already contains our node. No
+    // watch on the lock node (docs/design.md "The mutex recipe"): a child watch would notify
+    // every node that listed, on every change, including our own delete.
+    const created = this.node.send(session);
+    const listed = session.getChildren(this.ctx.lockPath);
+    listed.catch(() => undefined); // observed below, after the create
+    let name: string;
+    try {
+      name = await created;
+    } catch (err) {
+      return this.createFailed(session, err);
+    }
+    this.adopt(name);
+    if (this.isGone) {
+      // Its batch gave up while it was created. A listing sent after this create was applied
+      // shows every earlier node of ours: recovery deletes them all, this one included.
+      await (inDoubt ? this.recover(session) : this.remove());
+      return 'done';
+    }
+    if (pastSequenceGuard(this.seq)) {
+      return (await this.leaveForSequenceReset(session)) ? 'create' : 'done';
+    }
+    try {
+      this.apply(await listed);
+    } catch (err) {
+      if (isSessionGone(err)) throw err;
+      await this.resync();
+    }
+    return 'done';
+  }
+
+  private async createFailed(session: ZkSession, err: unknown): Promise<Next> {
+    if (isNoNode(err)) return (await this.createLockPath(session)) ? 'create' : 'done';
+    // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
+    // that name: the path must be re-created (sequence-wrap.ts).
+    if (isNodeExists(err)) return (await this.waitForSequenceReset(session)) ? 'create' : 'done';
+    if (!isInDoubt(err)) throw err;
+    if (!this.keepRecovering() || (await this.recover(session))) return 'done';
+    return 'create-after-doubt';
+  }
+
+  /** The lock path is missing: create it; false if the caller's wait ended meanwhile. */
+  private async createLockPath(session: ZkSession): Promise<boolean> {
+    if (this.isGone) return false; // the leader had no lock path: no node of ours either
+    return ensureLockPath(session, this.ctx.lockPath, undefined, () => !this.isGone);
+  }
+
+  /**
+   * The create's reply was lost: find our node (ProtectedNode.recover) and take our place, or
+   * delete it if nobody waits for it. True when done (adopted, or given up: see keepRecovering),
+   * false to create again.
+   */
+  private async recover(session: ZkSession): Promise<boolean> {
+    const found = await this.node.recover(session, () => this.keepRecovering());
+    if (found === 'not-found') return false;
+    if (found === 'gave-up') return true;
+    this.adopt(this.node.name!);
+    if (this.isGone) await this.remove();
+    else this.apply(found);
+    return true;
+  }
+
+  /**
+   * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
+   * a caller waits for this node. Once nobody does, DOUBTS_AFTER_WAIT more: enough for a
+   * reconnect after a lost reply (the usual case), while a path whose every request makes the
+   * server drop the connection (longer than its jute.maxbuffer) no longer reconnects forever,
+   * and close() can finish (issue #19 §3). A node it could not find then (if the server created
+   * one at all) is ours: it goes with the session at the latest (docs/design.md "The mutex
+   * recipe").
+   */
+  private keepRecovering(): boolean {
+    return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
+  }
+
+  /**
+   * Our node got a sequence near 2^31: delete it, wait until the path has drained and is
+   * re-created (sequence-wrap.ts), then create again. False when the waiter gave up meanwhile.
+   */
+  private async leaveForSequenceReset(session: ZkSession): Promise<boolean> {
+    await deleteWithRetry(session, this.nodePath);
+    if (this.isGone) return false;
+    this.node.forget();
+    this.seq = -1;
+    this.state = { kind: 'creating' };
+    return this.waitForSequenceReset(session);
+  }
+
+  private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
+    await waitForSequenceReset(session, this.ctx.lockPath, {
+      wanted: () => !this.isGone,
+      busy: (children) => {
+        // Not queued, but busy: a try gives up, a waiter's timeout counts who is ahead.
+        const busy = { predecessor: children[children.length - 1], ahead: children.length };
+        if (this.state.kind === 'creating') this.state = { kind: 'creating', busy };
+        this.ctx.onPosition(this);
+      },
+    });
+    if (this.state.kind === 'creating') this.state = { kind: 'creating' };
+    return !this.isGone;
+  }
+
+  private adopt(name: string): void {
+    this.node.adopt(name);
+    this.seq = sequenceOf(name);
+    if (this.state.kind === 'creating') this.state = { kind: 'waiting' };
+  }
+
+  // ---- our place in line --------------------------------------------------------------------
+
+  private apply(listing: Listing): void {
+    if (this.state.kind !== 'waiting' || !this.name) return;
+    this.lockNodeCzxid = listing.czxid;
+    const place = this.ctx.policy.place(listing.children, this.name, this.ignored(listing));
+    if (!place) return this.ctx.onVanished(this);
+    this.state = { kind: 'waiting', place };
+    if (place.predecessor !== null) {
+      // Sent in this order in one tick: the server answers (and arms) the own-node watch first.
+      this.ownWatch.arm();
+      this.watchPredecessor(place.predecessor);
+    }
+    this.ctx.onPosition(this);
+  }
+
+  /**
+   * What a listing must not count as a contender: our own released nodes, and any other node
+   * with our uuid (a create in doubt that committed twice: ProtectedNode deletes it).
+   */
+  private ignored(listing: Listing): ReadonlySet<string> {
+    const strays = this.node.deleteStrays(listing.children);
+    if (strays.length === 0) return this.ctx.released;
+    return new Set([...this.ctx.released, ...strays]);
+  }
+
+  private watchPredecessor(predecessor: string): void {
+    const session = this.session!;
+    const path = `${this.ctx.lockPath}/${predecessor}`;
+    if (this.predecessorWatch?.path === path) return; // armed already
+    this.unwatchPredecessor();
+    const watcher = (event: { name: string }): void => {
+      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
+      if (event.name === 'NODE_DELETED') this.predecessorGone(predecessor);
+      else void this.resync();
+    };
+    this.predecessorWatch = { path, watcher };
+    session.getData(path, watcher).catch((err) => {
+      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
+      if (isNoNode(err)) this.predecessorGone(predecessor);
+    });
+  }
+
+  /** A waiter that gave up (or moved on) leaves no callback behind on the node it watched. */
+  private unwatchPredecessor(): void {
+    if (!this.predecessorWatch || !this.session) return;
+    this.session.unwatchData(this.predecessorWatch.path, this.predecessorWatch.watcher);
+    this.predecessorWatch = undefined;
+  }
+
+  private waitsFor(predecessor: string): boolean {
+    return this.state.kind === 'waiting' && this.state.place?.predecessor === predecessor;
+  }
+
+  /**
+   * Sequence numbers only grow, so no node can appear ahead of ours: when the only node ahead
+   * is deleted we are first, without listing again (saves a round trip per handoff), provided
+   * our own node still exists. The own-node watch's answer came before this event (it was sent
+   * first), and a deletion of our node before this one would have been reported first, so
+   * waiting for that answer costs no round trip (docs/design.md "A waiter's own node").
+   */
+  private predecessorGone(predecessor: string): void {
+    if (!this.waitsFor(predecessor)) return;
+    if (this.ahead !== 1) return void this.resync();
+    void this.ownWatch.answered().then(() => {
+      if (!this.waitsFor(predecessor)) return;
+      if (!this.ownWatch.confirmed) return void this.resync(); // unanswered: a listing tells
+      this.state = { kind: 'waiting', place: FIRST };
+      this.ctx.onPosition(this);
+    });
+  }
+
+  /** Someone else deleted our node: a holder lost its lock, a waiter queues again. */
+  private ownNodeDeleted(): void {
+    if (this.queued) this.ctx.onVanished(this);
+  }
+}

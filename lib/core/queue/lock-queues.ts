@@ -1,0 +1,78 @@
+// The registry of a client's WaiterQueues, by lock path and kind.
+import { LockModeError } from '../errors';
+import type { ParentReaper } from '../recipes/parent-reaper';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { LockKind, POLICIES } from './grant-policy';
+import { QueueContext, WaiterQueue } from './waiter-queue';
+
+type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
+const KINDS = Object.keys(POLICIES) as LockKind[];
+
+/**
+ * @internal
+ * The client's local queues, by lock path. One path is either a mutex or a read/write lock in a
+ * process: mixing them would not exclude (their node names differ), so it fails before any
+ * request. A path whose last queue went idle is handed to the reaper, which leaves alone the
+ * paths still here.
+ */
+export class LockQueues {
+  private readonly byPath = new Map<string, PathQueues>();
+
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly reaper: ParentReaper,
+  ) {
+    reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
+  }
+
+  /** The queue for `kind` on `lockPath`, created on first use; throws LockModeError on mixing. */
+  get(lockPath: string, path: string, kind: LockKind): WaiterQueue {
+    let entry = this.byPath.get(lockPath);
+    if (!entry) this.byPath.set(lockPath, (entry = {}));
+    const mutex = kind === 'mutex';
+    if (mutex ? entry.read || entry.write : entry.mutex) {
+      throw new LockModeError(
+        path,
+        mutex
+          ? 'this process uses it as a read/write lock, and a mutex would not exclude its readers or writers'
+          : 'this process uses it as a mutex, and a read/write lock would not exclude its holder',
+        'Use one kind of lock per path, in every process',
+      );
+    }
+    return (entry[kind] ??= new WaiterQueue(
+      this.ctx,
+      (queue) => this.idle(queue, kind),
+      lockPath,
+      path,
+      POLICIES[kind],
+    ));
+  }
+
+  all(): WaiterQueue[] {
+    return [...this.byPath.values()].flatMap((entry) =>
+      KINDS.map((kind) => entry[kind]).filter((q): q is WaiterQueue => !!q),
+    );
+  }
+
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    for (const q of this.all()) q.onSessionLost(session, reason);
+  }
+
+  onSuspended(session: ZkSession): void {
+    for (const q of this.all()) q.onSuspended(session);
+  }
+
+  onReconnected(session: ZkSession): void {
+    for (const q of this.all()) q.onReconnected(session);
+  }
+
+  /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
+  private idle(queue: WaiterQueue, kind: LockKind): void {
+    const entry = this.byPath.get(queue.lockPath);
+    if (entry?.[kind] !== queue) return;
+    delete entry[kind];
+    if (Object.keys(entry).length > 0) return;
+    this.byPath.delete(queue.lockPath);
+    this.reaper.schedule(queue.lockPath);
+  }
+}

@@ -1,0 +1,482 @@
+// The WaiterQueue: the local callers of one lock path and kind, their nodes, and what they hold.
+import {
+  LockAbortedError,
+  LockLostError,
+  LockTimeoutError,
+  ZooKeeperUnavailableError,
+} from '../errors';
+import { acquireError } from '../recipes/acquire-error';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { isSessionGone } from '../zookeeper/zk-errors';
+import { Contender, ContenderContext } from './contender';
+import type { GrantPolicy } from './grant-policy';
+import { HeldLock } from './held-lock';
+
+/** @internal What the client tells its queues, and how they tell it about holds. */
+export interface QueueContext {
+  readonly connection: ZkConnection;
+  /** The data of every node we create (host, pid, the nodeData option). */
+  readonly nodeData: Buffer;
+  /** At most this many nodes of ours per lock path and kind at a time. */
+  readonly maxNodesPerPath: number;
+  /** Whether anyone listens for lost locks on the client (then every holder watches its node). */
+  watchesLoss(): boolean;
+  released(lock: HeldLock): void;
+  lost(lock: HeldLock, error: LockLostError): void;
+  /** A contender's place may have changed (after the queue granted what it could). */
+  placed?(contender: Contender): void;
+}
+
+/** One local caller waiting for a lock (or trying once). */
+interface Waiter {
+  readonly tryOnly: boolean;
+  /** The node this caller waits on; several callers of one batch share a node. Set here only. */
+  contender?: Contender;
+  done: boolean;
+  resolve(lock: HeldLock | null): void;
+  reject(error: Error): void;
+  cleanup(): void;
+}
+
+const RELEASED_MEMORY = 64;
+
+/**
+ * @internal
+ * One lock path and kind in one process (docs/design.md "Ownership and batching inside one
+ * process"), as Curator's LockInternals with its driver: the local FIFO of callers with their
+ * timeouts, aborts and tries; batching the callers that wait together onto one node (a
+ * Contender), at most `maxNodesPerPath` nodes at a time; granting by its GrantPolicy; the
+ * in-process handoff of an exclusive node to the next caller of its batch; dropping nodes nobody
+ * needs any more; and telling its registry when nothing is left.
+ *
+ * A node stands for a batch: the callers that were waiting, without a node, when its create was
+ * sent. They all asked before any node created after it, so a process never serves its own caller
+ * ahead of a remote node that queued earlier, and a hot path costs ZooKeeper one node per batch.
+ * Exclusive (mutex, writer): the node serves them in turn, without a request, with a new fencing
+ * generation each time, then it is deleted. Shared (readers): they all hold at once on it, and it
+ * is deleted when the last of them releases.
+ */
+export class WaiterQueue {
+  private readonly waiters: Waiter[] = [];
+  /** Nodes that hold, with the callers holding on each (at most one node and caller if exclusive). */
+  private readonly holding = new Map<Contender, Set<HeldLock>>();
+  /** Node requests still under way: deletions, and creates (maybe given up already). See track(). */
+  private pending = 0;
+  /** An exclusive node whose existence is being checked before it serves the next of its batch. */
+  private confirming?: Contender;
+  /** The names of our released nodes: never waited on again, even if a stale listing shows one. */
+  private readonly released = new Set<string>();
+  private idleWaiters: Array<() => void> = [];
+  private creationScheduled = false;
+  private readonly contenders: ContenderContext;
+
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly onIdle: (queue: WaiterQueue) => void,
+    readonly lockPath: string,
+    readonly displayPath: string,
+    private readonly policy: GrantPolicy,
+  ) {
+    this.contenders = {
+      connection: ctx.connection,
+      policy,
+      lockPath,
+      nodeData: ctx.nodeData,
+      released: this.released,
+      onPosition: (contender) => {
+        this.pump();
+        ctx.placed?.(contender);
+      },
+      onVanished: (contender) => this.vanished(contender),
+    };
+  }
+
+  /** Nothing held, waited for or under way. */
+  get idle(): boolean {
+    return this.holding.size === 0 && this.waiters.length === 0 && this.pending === 0;
+  }
+
+  /** Every caller holding now (close() releases them). */
+  get holders(): HeldLock[] {
+    return [...this.holding.values()].flatMap((locks) => [...locks]);
+  }
+
+  /** Waits for the lock; rejects with LockTimeoutError / LockAbortedError when it gives up. */
+  acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
+    const { waitTimeoutMs, signal } = options;
+    if (signal?.aborted) {
+      return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
+    }
+    return new Promise<HeldLock>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void =>
+        this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
+      const waiter: Waiter = {
+        tryOnly: false,
+        done: false,
+        resolve: resolve as (lock: HeldLock | null) => void,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      if (waitTimeoutMs !== undefined) {
+        timer = setTimeout(
+          () => this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs)),
+          waitTimeoutMs,
+        );
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  /**
+   * The lock only if it can be had right now (one round trip); null otherwise. Without a
+   * connected session it answers at once with ZooKeeperUnavailableError (it waited for a new
+   * session for up to connectTimeoutMs: issue #19 §6), and a try under way fails so as soon as
+   * the connection drops (onSuspended).
+   */
+  tryAcquire(): Promise<HeldLock | null> {
+    // Exclusive: a try fails at once while the lock is held or waited for in this process.
+    if (!this.policy.shared && (this.holding.size > 0 || this.waiters.length > 0)) {
+      return Promise.resolve(null);
+    }
+    const session = this.ctx.connection.current;
+    if (session.state !== 'connected') return Promise.reject(this.noSessionForTry());
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ tryOnly: true, done: false, resolve, reject, cleanup: () => undefined });
+      this.pump();
+    });
+  }
+
+  /** Resolves once nothing is held, waited for or under way (close() waits for it). */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Ends every wait (client closing); holders are left to the caller. */
+  failAll(error: Error): void {
+    for (const w of [...this.waiters]) this.cancel(w, error);
+  }
+
+  // ---- session events -----------------------------------------------------------------------
+
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    const detail = session.lossDetail(reason, 'the lock node');
+    for (const lock of this.holdersIn(session)) lock.lose(reason, detail);
+    // Its waiting callers queue again in the new session.
+    for (const w of this.waiters) {
+      if (w.contender?.session !== session) continue;
+      w.contender.abandon();
+      w.contender = undefined;
+    }
+    this.pump();
+  }
+
+  /** The connection dropped: holders are uncertain, and tries under way answer now. */
+  onSuspended(session: ZkSession): void {
+    for (const lock of this.holdersIn(session)) lock.suspend();
+    for (const w of [...this.waiters]) if (w.tryOnly) this.cancel(w, this.noSessionForTry());
+  }
+
+  onReconnected(session: ZkSession): void {
+    for (const lock of this.holdersIn(session)) lock.resume();
+    const nodes = new Set([...this.holding.keys(), ...this.waiters.map((w) => w.contender)]);
+    for (const node of nodes) if (node?.session === session) node.rearm();
+    this.pump(); // a caller whose node may hold now that we are back
+  }
+
+  // ---- granting -----------------------------------------------------------------------------
+
+  /** Grants what the policy allows now, drops tries that may not hold, queues new nodes. */
+  private pump(): void {
+    if (this.policy.shared) this.grantShared();
+    else this.grantExclusive();
+    this.dropLosingTries();
+    this.scheduleNode();
+  }
+
+  /**
+   * Granted only on a connected session heard from within the safe window: while disconnected
+   * ownership is unknown, a node of a lost session is gone (its callers queue anew), and a process
+   * that just woke from a pause may hold a session the server expired (docs/design.md "What
+   * holding means, and when it ends").
+   */
+  private mayGrant(node: Contender | undefined): node is Contender {
+    return !!node?.isFirst && !!node.session?.provenAlive;
+  }
+
+  /** Readers: every node its policy lets hold, for all the callers that wait on it. */
+  private grantShared(): void {
+    for (const node of new Set(this.waiters.map((w) => w.contender))) {
+      if (this.mayGrant(node))
+        this.grant(
+          node,
+          this.waiters.filter((w) => w.contender === node),
+        );
+    }
+  }
+
+  /** Exclusive: the first caller whose node may hold, once nothing of ours holds. */
+  private grantExclusive(): void {
+    if (this.holding.size > 0 || this.confirming) return;
+    const first = this.waiters.find((w) => w.contender?.isFirst);
+    const node = first?.contender;
+    if (!this.mayGrant(node)) return;
+    // The next caller of a batch: only once the server said the node still exists since the
+    // last reconnect, or a remote that took the lock after a deletion would hold too.
+    if (node.isHeld && !node.confirmed) this.confirm(node);
+    else this.grant(node, [first!]);
+  }
+
+  /** Asks the server whether a batch's node still exists, then serves (or requeues) its callers. */
+  private confirm(node: Contender): void {
+    this.confirming = node;
+    void node.confirmSelf().finally(() => {
+      if (this.confirming === node) this.confirming = undefined;
+      this.pump();
+    });
+  }
+
+  private grant(node: Contender, members: readonly Waiter[]): void {
+    // One token for the readers of a node; a new generation for each caller of an exclusive one.
+    const token = node.issueToken();
+    node.hold();
+    const locks = this.holding.get(node) ?? new Set<HeldLock>();
+    this.holding.set(node, locks);
+    for (const w of members) this.finish(w);
+    // Someone listens for lost locks, or the node will serve more callers of its batch: watch it
+    // for deletion by others (else on demand).
+    if (this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node)) node.watchSelf();
+    for (const w of members) {
+      const lock = new HeldLock(
+        this.displayPath,
+        this.lockPath,
+        node,
+        token,
+        (l) => this.release(l),
+        (l, e) => this.ctx.lost(l, e),
+      );
+      locks.add(lock);
+      w.resolve(lock);
+    }
+  }
+
+  /** A try that learned its place without being allowed to hold gives up at once. */
+  private dropLosingTries(): void {
+    for (const w of [...this.waiters]) {
+      const node = w.contender;
+      if (w.tryOnly && node && node.predecessor !== undefined && !node.isFirst) {
+        this.cancel(w, null);
+      }
+    }
+  }
+
+  // ---- nodes --------------------------------------------------------------------------------
+
+  /** Callers without a node that arrive in the same tick share one, created in a microtask. */
+  private scheduleNode(): void {
+    if (this.creationScheduled || !this.waiters.some((w) => !w.contender)) return;
+    this.creationScheduled = true;
+    queueMicrotask(() => {
+      this.creationScheduled = false;
+      this.queueNode();
+    });
+  }
+
+  /** One new node for every caller still without one (they asked before anything after it). */
+  private queueNode(): void {
+    const batch = this.waiters.filter((w) => !w.contender);
+    if (batch.length === 0 || this.heldByLostCaller()) return;
+    if (this.nodeCount() >= this.ctx.maxNodesPerPath) return; // a node of ours frees up first
+    const contender = new Contender(this.contenders);
+    for (const w of batch) w.contender = contender;
+    // A batch that gave up meanwhile: cancel() asked the contender to go, and enter() deletes
+    // the node itself once it knows its name.
+    void this.track(
+      contender.enter().then(
+        () => this.pump(),
+        (err) => this.enterFailed(contender, err),
+      ),
+    );
+  }
+
+  /** Its session went: the batch queues again; any other error ends its callers' waits. */
+  private enterFailed(contender: Contender, err: unknown): void {
+    const members = this.waiters.filter((w) => w.contender === contender);
+    for (const w of members) w.contender = undefined;
+    if (isSessionGone(err)) return this.pump();
+    // Only documented errors, naming the lock the caller was waiting for.
+    const error = acquireError(err, this.displayPath, this.ctx.connection);
+    for (const w of members) this.cancel(w, error);
+  }
+
+  /**
+   * Exclusive: a holder whose lock was lost and whose code still runs. A node of ours queued now
+   * would come first and wait for that code, keeping every other process out: queue once it is
+   * done.
+   */
+  private heldByLostCaller(): boolean {
+    return !this.policy.shared && this.holders.some((lock) => lock.state === 'lost');
+  }
+
+  private nodeCount(): number {
+    const nodes = new Set<Contender>(this.holding.keys());
+    for (const w of this.waiters) if (w.contender) nodes.add(w.contender);
+    return nodes.size;
+  }
+
+  /** Our node was deleted under us: its holders lost the lock, its waiting callers queue again. */
+  private vanished(contender: Contender): void {
+    const locks = this.holding.get(contender);
+    const detail = `lock node ${contender.nodePath} was deleted by another client`;
+    for (const lock of locks ?? []) lock.lose('node-deleted', detail);
+    if (!locks) contender.abandon(); // a held node goes when its holders release
+    for (const w of this.waiters) if (w.contender === contender) w.contender = undefined;
+    this.pump();
+  }
+
+  // ---- the end of a wait or a hold ----------------------------------------------------------
+
+  /** Takes the caller out of the local queue and stops its timer and abort listener. */
+  private finish(waiter: Waiter): void {
+    waiter.done = true;
+    waiter.cleanup();
+    const i = this.waiters.indexOf(waiter);
+    if (i >= 0) this.waiters.splice(i, 1);
+  }
+
+  /** Ends a wait with an error, or with null for a try; a node nobody needs any more goes. */
+  private cancel(waiter: Waiter, error: Error | null): void {
+    if (waiter.done) return;
+    this.finish(waiter);
+    const node = waiter.contender;
+    if (error) waiter.reject(error);
+    else waiter.resolve(null);
+    if (node && !this.holding.has(node) && !this.waiters.some((w) => w.contender === node)) {
+      void this.track(node.remove());
+    }
+    this.pump();
+    this.checkIdle();
+  }
+
+  /** HeldLock.end(): its last owner released it, or close() did; once per lock. */
+  private async release(lock: HeldLock): Promise<void> {
+    const node = lock.contender;
+    const locks = this.holding.get(node);
+    locks?.delete(lock);
+    if (locks && locks.size > 0) return this.ctx.released(lock); // other readers hold on it
+    this.holding.delete(node);
+    if (
+      lock.state !== 'lost' &&
+      node.canServeAgain &&
+      this.waiters.some((w) => w.contender === node)
+    ) {
+      // In-process handoff: the node stays, the next caller of its batch holds it now. While
+      // disconnected the node keeps its place, and pump() serves the caller once the session is
+      // back (onReconnected); if the session is lost instead, its callers queue anew. A node
+      // that serves more than one caller watches itself (one request per batch, not per
+      // caller), so a deletion by another client ends the batch with a LockLostError; the next
+      // caller is served only once the server said the node exists (usually known already: the
+      // watch is armed when a batch's first caller is served).
+      this.ctx.released(lock);
+      return this.pump();
+    }
+    // Callers of its batch that cannot be served on this node (lost, generations used up) requeue.
+    for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
+    const deletion = this.track(this.retire(node, lock));
+    this.pump(); // callers waiting for a node of their own can have one now
+    return deletion;
+  }
+
+  /**
+   * Deletes a released node. Our node queued right behind it is first once the deletion's event
+   * comes, not before: that event also tells whether someone deleted the waiting node meanwhile
+   * (docs/design.md "A waiter's own node").
+   */
+  private async retire(node: Contender, lock: HeldLock): Promise<void> {
+    await node.remove();
+    if (node.name) this.remember(node.name);
+    this.ctx.released(lock);
+  }
+
+  /** A released node of ours: never waited on again, even if a stale listing still shows it. */
+  private remember(name: string): void {
+    this.released.add(name);
+    if (this.released.size > RELEASED_MEMORY) {
+      this.released.delete(this.released.values().next().value as string);
+    }
+  }
+
+  /** Counts a node request under way until `work` settles: the one place `pending` moves. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.pending++;
+    return work.finally(() => {
+      this.pending--;
+      this.checkIdle();
+    });
+  }
+
+  private checkIdle(): void {
+    if (!this.idle) return;
+    this.onIdle(this);
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  // ---- what callers are told ----------------------------------------------------------------
+
+  private holdersIn(session: ZkSession): HeldLock[] {
+    return [...this.holding].flatMap(([node, locks]) =>
+      node.session === session ? [...locks] : [],
+    );
+  }
+
+  private noSessionForTry(): ZooKeeperUnavailableError {
+    const session = this.ctx.connection.current;
+    const what = `a try of lock "${this.displayPath}" (the session is ${session.state}, and a try does not wait for one)`;
+    return new ZooKeeperUnavailableError(session.connectionString, 0, what);
+  }
+
+  /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */
+  private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
+    const session = this.ctx.connection.current;
+    // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
+    if (session.state !== 'connected' && !this.ctx.connection.afterStall) {
+      return new ZooKeeperUnavailableError(
+        session.connectionString,
+        waitTimeoutMs,
+        `while waiting for lock "${this.displayPath}" (session ${session.state})`,
+      );
+    }
+    return new LockTimeoutError(this.displayPath, waitTimeoutMs, this.callersAhead(waiter));
+  }
+
+  /**
+   * How many callers, holding or waiting, are ahead of this one (LockTimeoutError's message);
+   * undefined while its place is not known (no node yet, or no listing yet). Exclusive: the
+   * nodes ahead of ours in ZooKeeper, where a node of ours ahead counts as the callers it serves;
+   * plus the callers of our own node ahead of this one (and its holder).
+   */
+  private callersAhead(waiter: Waiter): number | undefined {
+    const node = waiter.contender;
+    if (node?.predecessor === undefined) return undefined;
+    if (this.policy.shared) return node.ahead;
+    const before = this.waiters.slice(0, this.waiters.indexOf(waiter));
+    const sameNode = before.filter((w) => w.contender === node).length;
+    const onOwnNodesAhead = before.filter(
+      (w) => w.contender && w.contender !== node && w.contender.sequence < node.sequence,
+    );
+    const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
+    const holderNode = this.holding.keys().next().value as Contender | undefined;
+    if (holderNode && holderNode !== node) ownNodesAhead.add(holderNode); // ahead: it holds
+    const holding = holderNode ? 1 : 0;
+    return node.ahead - ownNodesAhead.size + onOwnNodesAhead.length + sameNode + holding;
+  }
+}
