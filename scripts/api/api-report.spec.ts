@@ -7,7 +7,8 @@ import { extractReport } from './report';
 
 /**
  * `npm run api:check`'s parts: a change to the public types makes the report differ from the
- * committed one, an `@internal` declaration in the shipped declarations or the report fails.
+ * committed one; an `@internal` declaration in the shipped declarations or the report, or the
+ * queues' hooks on ZkLockClient, fail.
  */
 describe('api:check', () => {
   // Under the repository, so the declarations resolve @nestjs/* and @types/node from its node_modules.
@@ -44,6 +45,22 @@ describe('api:check', () => {
     expect(result.changed).toBe(true);
     expect(readFileSync(result.fresh, 'utf8')).toContain('close(force?: boolean): Promise<void>;');
     expect(readFileSync(result.committed, 'utf8')).not.toContain('force?: boolean');
+  });
+
+  it("fails on the queues' hooks on the public ZkLockClient, not on its private fields", () => {
+    const declared = [
+      'export declare class ZkLockClient extends EventEmitter implements QueueHost {',
+      '    private readonly nodeData;',
+      '    readonly connection: ZkConnection;',
+      '    onIdle(queue: { readonly lockPath: string }): void;',
+      '    acquire(path: string): Promise<LockHandle>;',
+      '}',
+    ].join('\n');
+    expect(leaksIn('lock-client.d.ts', declared)).toEqual([
+      'lock-client.d.ts: ZkLockClient implements QueueHost',
+      'lock-client.d.ts: ZkLockClient.connection is public',
+      'lock-client.d.ts: ZkLockClient.onIdle is public',
+    ]);
   });
 
   it('fails on an @internal declaration left in the shipped declarations and the report', () => {
