@@ -18,7 +18,7 @@ interface Matcher {
  * Turns concrete lock paths ('/locks/order:42') into the bounded label of metrics: the path
  * template they were made from ('/locks/order:<id>'), or OTHER_PATHS_LABEL. A placeholder
  * stands for part of one segment, as template values are encoded into one segment
- * (docs/design.md §6).
+ * (docs/design.md "Paths and templates").
  */
 export class PathLabels {
   private readonly matchers: Matcher[] = [];

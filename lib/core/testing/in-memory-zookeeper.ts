@@ -7,8 +7,8 @@ import { JuteReader, JuteWriter } from './jute';
  * this library's client (sessions, ephemeral and sequential nodes, data/exists/child watches,
  * versions, session expiry). `ZkLockTestingModule.forRoot()` and plain tests (a ZkLockClient on
  * its connectionString) run the real lock engine against it, so tests without Java get the same
- * recipes, order and errors as production (docs/design.md §10). Not a ZooKeeper for anything but tests: one member, no disk,
- * no ACL checks.
+ * recipes, order and errors as production (docs/design.md "Testing without ZooKeeper"). Not a
+ * ZooKeeper for anything but tests: one member, no disk, no ACL checks.
  */
 export class InMemoryZooKeeper {
   private readonly nodes = new Map<string, ZNode>();
