@@ -62,6 +62,9 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   handoff: { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
+  'leader-step-down': { callers: 1, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  // A process per op, killed; each op lasts about a session timeout (--quick: 5).
+  'leader-crash': { callers: 1, opsPerCaller: 10, warmupOpsPerCaller: 0 },
   'rw-read-heavy': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
   'rw-write-only': { callers: 32, opsPerCaller: 200, warmupOpsPerCaller: 5 },
   'rw-read-heavy-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
@@ -71,6 +74,9 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   // Paths used once each (callers 32); --quick uses 1,000.
   'memory-10k': { callers: 32, opsPerCaller: 10_000, warmupOpsPerCaller: 0 },
 };
+
+/** leader-crash: the crashed leader's session timeout, the ratio's denominator. */
+export const LEADER_CRASH_SESSION_MS = 2_000;
 
 /** Sizes for a run: `--quick` divides the measured operations by 10. */
 export function sizeOf(name: ScenarioName, quick: boolean): ScenarioSize {

@@ -9,6 +9,8 @@ export const SCENARIOS = [
   'same-key-4p',
   'many-keys',
   'handoff',
+  'leader-step-down',
+  'leader-crash',
   'rw-read-heavy',
   'rw-write-only',
   'rw-read-heavy-4p',

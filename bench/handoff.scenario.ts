@@ -94,7 +94,7 @@ export async function handoffWorkload(
 }
 
 /** Watches the servers hold (all members), from `mntr`. */
-async function watchCount(connectionString: string): Promise<number> {
+export async function watchCount(connectionString: string): Promise<number> {
   const counts = await Promise.all(
     serversOf(connectionString).map(async ({ port }) => (await mntr(port)).zk_watch_count ?? 0),
   );
@@ -102,12 +102,12 @@ async function watchCount(connectionString: string): Promise<number> {
 }
 
 /** A bench-only pause (no pass/fail depends on it): the last `mntr` poll is done with. */
-function settle(): Promise<void> {
+export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Polls `condition` until it holds (10 s at most: B never queued otherwise). */
-async function until(condition: () => Promise<boolean>): Promise<void> {
+export async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('handoff: the waiting process set no watch in 10 s');

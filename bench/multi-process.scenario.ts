@@ -3,7 +3,7 @@
  * ZkLockClient (session); exclusion is checked across processes from the merged intervals.
  */
 import { checkIntervals, CriticalInterval, totalViolations } from './exclusion.monitor';
-import { WorkerHandle } from './worker-process.handle';
+import { allReady, WorkerHandle } from './worker-process.handle';
 import type { ScenarioSize } from './bench.options';
 import type { Workload } from './workload.runner';
 import type { WorkerConfig } from './same-key.worker';
@@ -36,13 +36,7 @@ export async function multiProcessCallers(
       kind: config.kind,
     }),
   );
-  const close = () => Promise.all(workers.map((w) => w.close())).then(() => undefined);
-  try {
-    await Promise.all(workers.map((w) => w.next('ready')));
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const close = await allReady(workers);
   const phase = async (name: 'warmup' | 'run') => {
     workers.forEach((w) => w.send({ type: 'phase', phase: name }));
     return Promise.all(workers.map((w) => w.next('done')));

@@ -20,6 +20,7 @@ import { runPeers } from './peers.runner';
 import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
 import { handoffWorkload } from './handoff.scenario';
+import { leaderCrashWorkload, leaderStepDownWorkload } from './leader.scenario';
 import { localMutexCallers } from './local-mutex.scenario';
 import { measureMemory } from './memory.scenario';
 import { heapText } from './results.report';
@@ -36,6 +37,8 @@ const RUN_ORDER: ScenarioName[] = [
   'same-key-4p',
   'raw-handoff',
   'handoff',
+  'leader-step-down',
+  'leader-crash',
   'rw-write-only',
   'rw-read-heavy',
   'rw-write-only-4p',
@@ -44,6 +47,16 @@ const RUN_ORDER: ScenarioName[] = [
   'multi-3',
   'memory-10k',
 ];
+
+/** The raw baseline a scenario's target is a ratio to: `--only` runs it too. */
+const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
+  uncontended: 'raw-cycle',
+  'same-key-1p': 'raw-cycle',
+  'same-key-4p': 'raw-cycle',
+  'many-keys': 'raw-parallel',
+  handoff: 'raw-handoff',
+  'leader-step-down': 'raw-handoff',
+};
 
 interface Context {
   options: BenchOptions;
@@ -89,6 +102,20 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
       };
       await ctx.raw.mkdirp(setup.rawRoot);
       const workload = await handoffWorkload(name === 'handoff' ? 'lock' : 'raw', setup, size);
+      ctx.cleanup.unshift(() => workload.close());
+      try {
+        return await measure(name, workload, ctx);
+      } finally {
+        await workload.close();
+      }
+    }
+    case 'leader-step-down':
+    case 'leader-crash': {
+      const setup = { connectionString: ctx.connectionString, namespace, locks: ctx.locks };
+      const workload =
+        name === 'leader-step-down'
+          ? await leaderStepDownWorkload(setup, size)
+          : await leaderCrashWorkload(setup, size);
       ctx.cleanup.unshift(() => workload.close());
       try {
         return await measure(name, workload, ctx);
@@ -167,7 +194,8 @@ async function measure(
 async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options.help) return void console.log(USAGE);
-  const selected = RUN_ORDER.filter((name) => !options.only || name === options.only);
+  const { only } = options;
+  const selected = RUN_ORDER.filter((name) => !only || name === only || BASELINE[only] === name);
   const { connectionString, server } = await zooKeeperFromEnv();
   const cleanup: Array<() => Promise<void> | void> = [];
   if (server) cleanup.push(() => stopServer(server));

@@ -4,6 +4,7 @@
  */
 import { round } from './latency.stats';
 import type { ScenarioName, ScenarioResult, TargetCheck } from './bench.types';
+import { LEADER_CRASH_SESSION_MS } from './bench.options';
 
 type Results = Partial<Record<ScenarioName, ScenarioResult>>;
 
@@ -34,6 +35,9 @@ export const LIMITS = {
   manyKeys: 1.0,
   readHeavy: 3,
   handoff: 1.2,
+  leaderStepDown: 1.5,
+  /** The server expires a session between one and about 1.25 timeouts (2 s, ticks of 500 ms). */
+  leaderCrash: 1.5,
   heap: 1.05,
 } as const;
 
@@ -79,6 +83,18 @@ export function checkTargets(results: Results): TargetCheck[] {
     const ratio = handoff.p50Ms / rawHandoff.p50Ms;
     const text = 'p50 / raw-handoff p50 (delete + notification)';
     checks.push(check('handoff', text, ratio, LIMITS.handoff, true));
+  }
+  const stepDown = results['leader-step-down'];
+  if (stepDown && rawHandoff) {
+    const ratio = stepDown.p50Ms / rawHandoff.p50Ms;
+    const text = 'p50 / raw-handoff p50 (stepDown() to the next leader)';
+    checks.push(check('leader-step-down', text, ratio, LIMITS.leaderStepDown, true));
+  }
+  const crash = results['leader-crash'];
+  if (crash) {
+    const ratio = crash.p50Ms / LEADER_CRASH_SESSION_MS;
+    const text = `p50 / session timeout (${LEADER_CRASH_SESSION_MS} ms; SIGKILL to the next leader)`;
+    checks.push(check('leader-crash', text, ratio, LIMITS.leaderCrash, true));
   }
   const heap = results['memory-10k']?.heap;
   if (heap) {

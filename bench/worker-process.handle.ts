@@ -64,6 +64,13 @@ export class WorkerHandle<In extends Message = FromWorker, Out extends Message =
     if (this.child.connected) this.child.send(message, () => undefined);
   }
 
+  /** Kills the worker at once (SIGKILL: a crash) and waits for it to exit. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
   /** Asks the worker to close its client, then waits for it to exit (kills it after 15 s). */
   async close(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
@@ -89,4 +96,21 @@ export class WorkerHandle<In extends Message = FromWorker, Out extends Message =
       waiting.reject(this.failure);
     }
   }
+}
+
+/**
+ * Waits for every worker's 'ready'; if one fails, closes them all and throws. Resolves with the
+ * function that closes them all.
+ */
+export async function allReady(
+  workers: ReadonlyArray<WorkerHandle<any, any>>,
+): Promise<() => Promise<void>> {
+  const close = () => Promise.all(workers.map((w) => w.close())).then(() => undefined);
+  try {
+    await Promise.all(workers.map((w) => w.next('ready')));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return close;
 }
