@@ -3,12 +3,12 @@
 export * from './core';
 
 // NestJS layer
-export { ZkLockModule } from './nest/zk-lock.module';
+export { ZkLockModule } from './nest/module/zk-lock.module';
 export type {
   ZkLockModuleOptions,
   ZkLockOptionsFactory,
-} from './nest/zk-lock-module-options.interface';
-export { LockService } from './nest/lock.service';
+} from './nest/module/zk-lock-module-options.interface';
+export { LockService } from './nest/runtime/lock.service';
 export {
   LeaderElection,
   OnLeadershipGranted,
@@ -16,18 +16,18 @@ export {
 } from './nest/decorators/leader-election.decorator';
 export { LeaderElectionService } from './nest/runtime/leader-election.service';
 export type { ElectionHealth } from './nest/runtime/leader-election.service';
-export { DistributedLock } from './nest/distributed-lock.decorator';
-export type { DistributedLockOptions } from './nest/distributed-lock.options';
-export { DistributedSemaphore } from './nest/distributed-semaphore.decorator';
-export type { DistributedSemaphoreOptions } from './nest/distributed-semaphore.decorator';
-export { DistributedLockInterceptor } from './nest/distributed-lock.interceptor';
-export { InjectZkLockClient } from './nest/inject-zk-lock-client.decorator';
-export { ZK_LOCK_CLIENT } from './nest/zk-lock.constants';
-export { ZkLockHealthIndicator } from './nest/zk-lock.health';
-export { ZkLockTelemetry } from './nest/zk-lock.telemetry';
-export type { ZkLockHealthResult } from './nest/zk-lock.health';
-export { toHttpError } from './nest/lock-errors.http';
-export { lockErrorInfo } from './nest/lock-errors.codes';
-export type { LockErrorInfo } from './nest/lock-errors.codes';
-export { LockErrorsInterceptor } from './nest/lock-errors.interceptor';
-export { LockErrorsFilter } from './nest/lock-errors.filter';
+export { DistributedLock } from './nest/decorators/distributed-lock.decorator';
+export type { DistributedLockOptions } from './nest/decorators/distributed-lock.options';
+export { DistributedSemaphore } from './nest/decorators/distributed-semaphore.decorator';
+export type { DistributedSemaphoreOptions } from './nest/decorators/distributed-semaphore.decorator';
+export { DistributedLockInterceptor } from './nest/runtime/distributed-lock.interceptor';
+export { InjectZkLockClient } from './nest/decorators/inject-zk-lock-client.decorator';
+export { ZK_LOCK_CLIENT } from './nest/module/zk-lock.constants';
+export { ZkLockHealthIndicator } from './nest/module/zk-lock.health';
+export { ZkLockTelemetry } from './nest/module/zk-lock.telemetry';
+export type { ZkLockHealthResult } from './nest/module/zk-lock.health';
+export { toHttpError } from './nest/errors/lock-errors.http';
+export { lockErrorInfo } from './nest/errors/lock-errors.codes';
+export type { LockErrorInfo } from './nest/errors/lock-errors.codes';
+export { LockErrorsInterceptor } from './nest/errors/lock-errors.interceptor';
+export { LockErrorsFilter } from './nest/errors/lock-errors.filter';

@@ -10,11 +10,11 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../core/client/lock-client';
 import { InMemoryZooKeeper } from '../core/testing/in-memory-zookeeper';
 import type { ZkLockClientOptions } from '../core/types';
-import { checkModuleOptions } from '../nest/zk-lock.module-options';
-import type { ZkLockModuleOptions } from '../nest/zk-lock-module-options.interface';
-import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/zk-lock.constants';
-import { ZK_LOCK_MODULE_OPTIONS } from '../nest/zk-lock.module-definition';
-import { zkLockExports, zkLockServices } from '../nest/zk-lock.providers';
+import { checkModuleOptions } from '../nest/module/zk-lock.module-options';
+import type { ZkLockModuleOptions } from '../nest/module/zk-lock-module-options.interface';
+import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/module/zk-lock.constants';
+import { ZK_LOCK_MODULE_OPTIONS } from '../nest/module/zk-lock.module-definition';
+import { zkLockExports, zkLockServices } from '../nest/module/zk-lock.providers';
 
 /** Options of `ZkLockTestingModule.forRoot()`: those of ZkLockModule.forRoot() but where ZooKeeper is. */
 export type ZkLockTestOptions = Omit<

@@ -1,5 +1,5 @@
 import { validateLockPath } from '../../core/paths';
-import { copyMethodMetadata } from '../distributed-lock.copy-metadata';
+import { copyMethodMetadata } from './distributed-lock.copy-metadata';
 import { injectLeaderElections, leaderElectionsOf } from '../runtime/leader-election.injection';
 import { recordElectionPath, recordLeadershipHook } from './leader-election.metadata';
 

@@ -1,7 +1,7 @@
 import { Inject, Optional } from '@nestjs/common';
 import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { ZkLockError } from '../../core/errors';
-import { lockServiceHint } from '../lock-service.injection';
+import { lockServiceHint } from './lock-service.injection';
 import { LeaderElectionService } from './leader-election.service';
 
 /** Where Nest puts the LeaderElectionService of a class with `@LeaderElection` methods. */

@@ -4,9 +4,9 @@ import type { Leadership, LeadershipEnd, Participant } from '../../core/recipes/
 import { ZkLockError } from '../../core/errors';
 import type { LeaderLatch } from '../../core/recipes/leader-latch';
 import type { ZkLockClient } from '../../core/client/lock-client';
-import { InjectZkLockClient } from '../inject-zk-lock-client.decorator';
-import type { ZkLockModuleOptions } from '../zk-lock-module-options.interface';
-import { ZK_LOCK_MODULE_OPTIONS } from '../zk-lock.module-definition';
+import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
+import type { ZkLockModuleOptions } from '../module/zk-lock-module-options.interface';
+import { ZK_LOCK_MODULE_OPTIONS } from '../module/zk-lock.module-definition';
 
 /** What the health indicator shows of one election. */
 export interface ElectionHealth {

@@ -1,0 +1,58 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { InvalidLockPathError, ZkLockError } from '../../core/errors';
+import { DistributedLock } from './distributed-lock.decorator';
+import { DistributedLockInterceptor } from '../runtime/distributed-lock.interceptor';
+import { lockSpecOf } from './distributed-lock.metadata';
+
+describe('@DistributedLock when applied', () => {
+  it('rejects a broken template with the class and method in the message', () => {
+    const define = () => {
+      class Orders {
+        @DistributedLock('/locks/order:<id')
+        update(_id: string) {}
+      }
+      return Orders;
+    };
+    expect(define).toThrow(InvalidLockPathError);
+    expect(define).toThrow('"<" at index 13 is never closed with ">" (template of Orders.update)');
+  });
+
+  it('rejects a negative waitTimeoutMs', () => {
+    const define = () => {
+      class Orders {
+        @DistributedLock('/locks/<id>', { waitTimeoutMs: -1 })
+        update(_id: string) {}
+      }
+      return Orders;
+    };
+    expect(define).toThrow(ZkLockError);
+    expect(define).toThrow('Orders.update: waitTimeoutMs must be a number >= 0 (got -1)');
+  });
+
+  it('records its spec and adds the interceptor once, even when stacked', () => {
+    // (Stacked wrappers still resolve <name> from the user's method: see the service e2e spec.)
+    class Orders {
+      @DistributedLock('/outer/<0>')
+      @DistributedLock('/inner/<0>')
+      update(_id: string) {}
+    }
+    const method = Orders.prototype.update;
+    expect(lockSpecOf(method)!.template!.source).toBe('/outer/<0>');
+    expect(Reflect.getMetadata(INTERCEPTORS_METADATA, method)).toEqual([
+      DistributedLockInterceptor,
+    ]);
+  });
+
+  it('type-checks the function form against the method parameters', () => {
+    // Compile-time check (tsc --noEmit covers this file): a mismatch is a type error.
+    class Orders {
+      @DistributedLock((id: string) => `/locks/order:${id}`)
+      async cancel(_id: string, _reason?: string) {}
+
+      // @ts-expect-error the function takes a string, the method a number
+      @DistributedLock((id: string) => `/locks/order:${id}`)
+      async settle(_id: number) {}
+    }
+    expect(Orders.prototype.cancel.name).toBe('cancel');
+  });
+});

@@ -1,6 +1,0 @@
-import { Inject } from '@nestjs/common';
-import { ZK_LOCK_CLIENT } from './zk-lock.constants';
-
-/** Injects the module's connected `ZkLockClient`. */
-export const InjectZkLockClient = (): PropertyDecorator & ParameterDecorator =>
-  Inject(ZK_LOCK_CLIENT);
