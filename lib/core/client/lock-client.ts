@@ -276,6 +276,14 @@ export class ZkLockClient extends EventEmitter {
     return this.look(path, (session) => inspectLock(session, path, full));
   }
 
+  /**
+   * @internal For the NestJS decorators' `onBusy: 'skip'`: a call tried once, found the lock
+   * busy and did not run. Emits `skipped` for the event logger and metrics.
+   */
+  reportSkipped(skipped: LockEvents['skipped']): void {
+    this.emit('skipped', skipped);
+  }
+
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
