@@ -1,3 +1,4 @@
+// Owns ZkLockTestingModule: ZkLockModule on an in-memory ZooKeeper, for unit tests.
 import {
   DynamicModule,
   Inject,

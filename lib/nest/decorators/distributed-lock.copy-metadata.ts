@@ -1,3 +1,4 @@
+// Owns copying a method's metadata, name and length onto the wrapper that replaces it.
 /**
  * Gives `wrapper` everything other decorators recorded on `original` (route, guards, pipes,
  * Swagger...) and its name and length, so decorators keep working in any order.

@@ -43,6 +43,31 @@ describe('@DistributedLock when applied', () => {
     ]);
   });
 
+  it('records a spec complete and frozen when the class is defined', () => {
+    const options = { waitTimeoutMs: 50 };
+    class Orders {
+      @DistributedLock('/locks/order:<id>/<1>', options)
+      update(id: string, _qty: number) {
+        return id;
+      }
+    }
+    const spec = lockSpecOf(Orders.prototype.update)!;
+    expect(spec).toMatchObject({
+      where: 'Orders.update',
+      owner: 'Orders',
+      sources: { byName: { id: 0 } },
+      parameterNames: ['id', '_qty'],
+      returnsObservable: false,
+      metricsTemplate: '/locks/order:<id>/<1>',
+      options: { waitTimeoutMs: 50 },
+    });
+    expect(Object.isFrozen(spec)).toBe(true);
+    expect(Object.isFrozen(spec.options)).toBe(true);
+    expect(Object.isFrozen(spec.sources)).toBe(true);
+    expect(Object.isFrozen(spec.parameterNames)).toBe(true);
+    expect(Object.isFrozen(options)).toBe(false); // the caller's object is copied, not frozen
+  });
+
   it('type-checks the function form against the method parameters', () => {
     // Compile-time check (tsc --noEmit covers this file): a mismatch is a type error.
     class Orders {

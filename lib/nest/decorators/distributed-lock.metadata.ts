@@ -1,17 +1,11 @@
+// Owns the keys of what @DistributedLock records (the decorator writes), and the one accessor.
 import type { DistributedLockSpec } from './distributed-lock.options';
-import {
-  DISTRIBUTED_LOCK_CLASS_METADATA,
-  DISTRIBUTED_LOCK_METADATA,
-} from '../module/zk-lock.constants';
 
-/**
- * The one accessor of what `@DistributedLock` records: the spec on each decorated method, and a
- * mark on each class that has one (so discovery can skip the others).
- */
-export function recordLockSpec(owner: object, method: object, spec: DistributedLockSpec): void {
-  Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, method);
-  Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
-}
+/** Metadata on a decorated method: its `DistributedLockSpec`. */
+export const DISTRIBUTED_LOCK_METADATA = 'zk-lock:distributed-lock';
+
+/** Metadata on a class that has at least one `@DistributedLock` method. */
+export const DISTRIBUTED_LOCK_CLASS_METADATA = 'zk-lock:distributed-lock-class';
 
 /** The spec of a decorated method (a handler, a prototype's function), if it is one. */
 export function lockSpecOf(method: unknown): DistributedLockSpec | undefined {
@@ -28,14 +22,14 @@ export function hasLockedMethods(instance: unknown): instance is object {
   );
 }
 
-/** `Class.method` of each `@DistributedLock` method of an instance (its class and ancestors). */
-export function lockedMethodsOf(instance: object): string[] {
-  const found: string[] = [];
+/** The spec of each `@DistributedLock` method of an instance (its class and ancestors). */
+export function lockSpecsOf(instance: object): DistributedLockSpec[] {
+  const found: DistributedLockSpec[] = [];
   for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype;) {
     for (const key of Reflect.ownKeys(proto)) {
       const descriptor = Object.getOwnPropertyDescriptor(proto, key);
       const spec = lockSpecOf(descriptor?.value);
-      if (spec) found.push(spec.where);
+      if (spec) found.push(spec);
     }
     proto = Object.getPrototypeOf(proto);
   }

@@ -1,3 +1,4 @@
+// Owns the options of @DistributedLock and the frozen spec the decorator builds from them.
 import type { KeyTemplate } from '../runtime/key-template';
 import type { TemplateSources } from '../runtime/key-template.sources';
 
@@ -25,20 +26,37 @@ export interface DistributedLockOptions {
   minHoldMs?: number;
 }
 
-/** What the decorator records on the method for the wrapper and the interceptor. */
+/**
+ * Everything a call of a decorated method needs, built, checked and frozen once when the
+ * decorator is applied (distributed-lock.spec-builder.ts); nothing fills it in later.
+ */
 export interface DistributedLockSpec {
   /** "Class.method", for messages. */
-  where: string;
+  readonly where: string;
+  /** The class's name, for the advice when its instances have no LockService. */
+  readonly owner: string;
   /** Parsed string template; undefined for the function form. */
-  template?: KeyTemplate;
+  readonly template?: KeyTemplate;
   /** The function form, called with the method's arguments. */
-  pathFn?: (...args: any[]) => string | string[];
-  options: DistributedLockOptions;
+  readonly pathFn?: (...args: any[]) => string | string[];
+  /** A frozen copy of the options the decorator was given. */
+  readonly options: Readonly<DistributedLockOptions>;
+  /** Where each bare `<name>` comes from (key-template.sources.ts); string templates only. */
+  readonly sources?: TemplateSources;
+  /** The user's method's parameter names (of the innermost method when decorators stack). */
+  readonly parameterNames: readonly (string | undefined)[];
   /**
    * The argument index of a `@Res()` (without passthrough): the handler sends the response
    * itself, maybe after it returned, so the lock is held until the response is sent.
    */
-  responseArg?: number;
-  /** Where each bare `<name>` comes from (key-template.sources.ts); string templates only. */
-  sources?: TemplateSources;
+  readonly responseArg?: number;
+  /** The method's declared return type is Observable: a skipped call gives an empty one. */
+  readonly returnsObservable: boolean;
+  /**
+   * The path template that labels the call's lock events in metrics (docs/guides/
+   * observability.md): the string template; for a `@DistributedSemaphore`, its mutex's
+   * (`<path>/locks`, docs/design.md "The lock family"), since leases emit no lock events. None
+   * for the function form.
+   */
+  readonly metricsTemplate?: string;
 }

@@ -1,3 +1,4 @@
+// Owns @DistributedSemaphore: @DistributedLock with a semaphore's maxLeases.
 import { ZkLockError } from '../../core/errors';
 import { DistributedLock } from './distributed-lock.decorator';
 

@@ -1,3 +1,4 @@
+// Owns @InjectZkLockClient(): the injection of the module's connected ZkLockClient.
 import { Inject } from '@nestjs/common';
 import { ZK_LOCK_CLIENT } from '../module/zk-lock.constants';
 

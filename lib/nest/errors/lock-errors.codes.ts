@@ -1,3 +1,4 @@
+// Owns the one table of lock errors every transport answers with: code, status, public message.
 import {
   ClientClosedError,
   InvalidLockPathError,

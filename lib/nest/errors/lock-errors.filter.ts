@@ -1,3 +1,4 @@
+// Owns LockErrorsFilter: lock errors thrown before a handler's interceptors (by guards).
 import { ArgumentsHost, Catch, ExceptionFilter, Optional, Type } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants';
 import { BaseExceptionFilter, HttpAdapterHost, ModuleRef } from '@nestjs/core';

@@ -1,3 +1,4 @@
+// Owns the GraphQL answer to a lock error (GraphQLError with code and status).
 import { lockErrorInfo } from './lock-errors.codes';
 
 /**

@@ -1,3 +1,4 @@
+// Owns the HTTP answer to a lock error (400, 409, 500 or 503 HttpException).
 import {
   BadRequestException,
   ConflictException,

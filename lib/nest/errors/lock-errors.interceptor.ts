@@ -1,3 +1,4 @@
+// Owns LockErrorsInterceptor: lock errors leaving any handler become the transport's answer.
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Observable, catchError, throwError } from 'rxjs';
 import { toTransportError } from './lock-errors.transport';

@@ -1,3 +1,4 @@
+// Owns the global providers that map lock errors (interceptor and filter).
 import type { Provider } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { LockErrorsFilter } from './lock-errors.filter';

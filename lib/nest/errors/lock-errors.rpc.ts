@@ -1,3 +1,4 @@
+// Owns the microservice answer to a lock error (RpcException with code and status).
 import { lockErrorInfo } from './lock-errors.codes';
 
 /**

@@ -1,3 +1,4 @@
+// Owns the choice of a transport's answer to a lock error, and its log line.
 import { Logger } from '@nestjs/common';
 import { lockErrorInfo } from './lock-errors.codes';
 import { toGraphQLError } from './lock-errors.graphql';

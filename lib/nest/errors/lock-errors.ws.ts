@@ -1,3 +1,4 @@
+// Owns the WebSocket answer to a lock error (WsException with code and status).
 import { lockErrorInfo } from './lock-errors.codes';
 
 /**

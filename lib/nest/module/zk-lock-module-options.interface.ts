@@ -1,3 +1,4 @@
+// Owns the option types of ZkLockModule.forRoot() and forRootAsync().
 import type { LockTelemetryOptions } from '../../core/telemetry/lock-telemetry';
 import type { ZkLockClientOptions } from '../../core/types';
 

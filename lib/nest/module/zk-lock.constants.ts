@@ -1,3 +1,4 @@
+// Owns the module's injection tokens.
 /** Injection token of the connected ZkLockClient (see `@InjectZkLockClient()`). */
 export const ZK_LOCK_CLIENT = Symbol('ZK_LOCK_CLIENT');
 
@@ -6,9 +7,3 @@ export const ZK_LOCK_CLIENT = Symbol('ZK_LOCK_CLIENT');
  * with the client when bootstrap fails. A token, so the main entry never loads the server's code.
  */
 export const ZK_LOCK_OWN_SERVER = Symbol('ZK_LOCK_OWN_SERVER');
-
-/** Metadata on a decorated method: its `DistributedLockSpec`. */
-export const DISTRIBUTED_LOCK_METADATA = 'zk-lock:distributed-lock';
-
-/** Metadata on a class that has at least one `@DistributedLock` method. */
-export const DISTRIBUTED_LOCK_CLASS_METADATA = 'zk-lock:distributed-lock-class';

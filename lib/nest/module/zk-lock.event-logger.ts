@@ -1,3 +1,4 @@
+// Owns the log lines of the client's events, through Nest's Logger.
 import { Logger } from '@nestjs/common';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type { ConnectionState, LockEvents } from '../../core/types';

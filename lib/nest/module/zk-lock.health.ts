@@ -1,3 +1,4 @@
+// Owns ZkLockHealthIndicator: the session's and the elections' state as a Terminus health result.
 import { Injectable, Optional } from '@nestjs/common';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type { ConnectionState } from '../../core/types';

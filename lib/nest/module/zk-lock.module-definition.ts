@@ -1,3 +1,4 @@
+// Owns the ConfigurableModuleBuilder of ZkLockModule (forRoot, forRootAsync, isGlobal).
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 

@@ -1,3 +1,4 @@
+// Owns the check of the module's options at bootstrap, before the client connects.
 import { MAX_WAIT_MS } from '../../core/client/acquire-options';
 import { checkClientOptions, show } from '../../core/client/client-options';
 import { InvalidLockOptionsError } from '../../core/errors';

@@ -1,3 +1,4 @@
+// Owns ZkLockModule: the connected client and the services around it.
 import { Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../../core/client/lock-client';

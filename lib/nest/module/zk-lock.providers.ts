@@ -1,3 +1,4 @@
+// Owns the one list of services ZkLockModule and ZkLockTestingModule both provide.
 import { Provider } from '@nestjs/common';
 import { DistributedLockExplorer } from '../runtime/distributed-lock.explorer';
 import { DistributedLockInterceptor } from '../runtime/distributed-lock.interceptor';

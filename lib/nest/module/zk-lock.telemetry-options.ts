@@ -1,3 +1,4 @@
+// Owns the check of the module option `telemetry`.
 import { InvalidLockOptionsError } from '../../core/errors';
 import type { LockTelemetryOptions } from '../../core/telemetry/lock-telemetry';
 import { loadOpenTelemetry } from '../../core/telemetry/open-telemetry-api';

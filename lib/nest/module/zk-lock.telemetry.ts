@@ -1,3 +1,4 @@
+// Owns the wiring of OpenTelemetry to the module's client, labelled by the decorators' templates.
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { ZkLockClient } from '../../core/client/lock-client';
@@ -5,10 +6,7 @@ import { LockTelemetry } from '../../core/telemetry/lock-telemetry';
 import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { hasLockedMethods, lockSpecOf } from '../decorators/distributed-lock.metadata';
-import {
-  currentMetricsTemplate,
-  metricsTemplateOf,
-} from '../runtime/distributed-lock.metrics-label';
+import { currentMetricsTemplate } from '../runtime/distributed-lock.hold';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -57,8 +55,7 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     for (const { instance } of wrappers) {
       if (!hasLockedMethods(instance)) continue;
       for (const method of methodsOf(Object.getPrototypeOf(instance))) {
-        const spec = lockSpecOf(method);
-        const template = spec && metricsTemplateOf(spec);
+        const template = lockSpecOf(method)?.metricsTemplate;
         if (template !== undefined) templates.add(template);
       }
     }

@@ -1,3 +1,4 @@
+// Owns the bootstrap failure of an application with decorated classes and no ZkLockModule.
 import { ZkLockError } from '../../core/errors';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';
 

@@ -1,8 +1,9 @@
+// Owns the bootstrap check that every decorated instance got its LockService.
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ZkLockError } from '../../core/errors';
 import type { ZkLockClient } from '../../core/client/lock-client';
-import { hasLockedMethods, lockedMethodsOf } from '../decorators/distributed-lock.metadata';
+import { hasLockedMethods, lockSpecsOf } from '../decorators/distributed-lock.metadata';
 import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';
 import { LockService } from './lock.service';
@@ -35,7 +36,7 @@ export class DistributedLockExplorer implements OnModuleInit {
     const blind = instances.filter(hasLockedMethods).filter((i) => !injectedLockService(i));
     if (blind.length === 0) return;
     const owner = blind[0].constructor.name;
-    const methods = [...new Set(blind.flatMap(lockedMethodsOf))];
+    const methods = [...new Set(blind.flatMap((i) => lockSpecsOf(i).map((spec) => spec.where)))];
     await this.client.close();
     await this.ownServer?.close();
     throw new ZkLockError(

@@ -1,3 +1,4 @@
+// Owns reading a function's parameter names from its source text.
 /**
  * Names of a function's parameters, read from its source text: `(id, { a }, qty = 1, ...rest)`
  * gives ['id', undefined, 'qty', 'rest']. Destructured parameters have no name (use `<1.a>`).

@@ -1,7 +1,7 @@
+// Owns the lock path of one call: a decorated method's template or function, filled from its call.
 import { InvalidLockPathError } from '../../core/errors';
 import { validateLockPath } from '../../core/paths';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
-import type { RequestSources } from './distributed-lock.call-context';
 import { dig, resolveKeyTemplatePaths, TemplateRef } from './key-template';
 import { REQUEST_SCOPES } from './key-template.sources';
 
@@ -14,6 +14,13 @@ function validPath(path: unknown, spec: DistributedLockSpec): string {
   }
 }
 
+/** The parts of an HTTP request a template may name: `<params.id>`, `<query.x>`, `<body.a.b>`. */
+export interface RequestSources {
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+}
+
 /**
  * Resolves a decorated method's lock path when it is called, from its arguments (after pipes)
  * by the sources fixed at decoration (key-template.sources.ts), `<0>` / `<0.orderId>` by position,
@@ -23,9 +30,9 @@ function validPath(path: unknown, spec: DistributedLockSpec): string {
 export function resolveMethodPath(
   spec: DistributedLockSpec,
   args: readonly unknown[],
-  names: readonly (string | undefined)[],
   request?: RequestSources,
 ): string | string[] {
+  const names = spec.parameterNames;
   if (spec.pathFn) {
     const result = spec.pathFn(...args) as string | string[];
     // Several paths: the method holds them all (multi-path lock).

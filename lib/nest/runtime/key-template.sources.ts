@@ -1,3 +1,4 @@
+// Owns where each bare <name> of a template comes from, fixed at decoration.
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { InvalidLockPathError } from '../../core/errors';
 import type { KeyTemplate } from './key-template';

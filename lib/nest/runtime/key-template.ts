@@ -1,3 +1,4 @@
+// Owns lock path templates: parsing (at decoration) and filling in values (at a call).
 import { InvalidLockPathError } from '../../core/errors';
 import { encodePathSegment, validateLockPath } from '../../core/paths';
 

@@ -1,3 +1,4 @@
+// Owns how a decorated method reaches its LockService: a property Nest injects.
 import { Inject, Optional } from '@nestjs/common';
 import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { ZkLockError } from '../../core/errors';

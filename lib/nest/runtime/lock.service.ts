@@ -1,3 +1,4 @@
+// Owns LockService: the application's entry to locks, with the module's default wait.
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type {

@@ -1,8 +1,7 @@
+// Owns results that finish after the method returns: Observables, streams, async iterables, @Res().
 import { AsyncResource } from 'node:async_hooks';
 import { finished } from 'node:stream';
 import { isObservable, Observable } from 'rxjs';
-import type { Holding } from './distributed-lock.holding';
-import { SKIPPED } from './distributed-lock.on-busy';
 
 /**
  * A locked method's result that is consumed after the method returns: an Observable, a stream
@@ -11,7 +10,7 @@ import { SKIPPED } from './distributed-lock.on-busy';
  * caller gets (the same stream; an Observable or iterable that runs its producer in the lock's
  * async context, so re-entry works, and streams values without buffering them); `done` settles
  * when the result has finished (completed, errored, ended, closed, unsubscribed, returned).
- * Any other value is done at once.
+ * Any other value is done at once. The hold (distributed-lock.hold.ts) waits for `done`.
  */
 export interface HeldResult {
   value: unknown;
@@ -38,57 +37,6 @@ export function whenResponseSent(response: unknown): Promise<void> | undefined {
       resolve();
     };
     res.on('finish', done).on('close', done);
-  });
-}
-
-/** How `runHeld` ends a call beyond its result (see there). */
-export interface RunHeldOptions {
-  /** An HTTP response the method writes itself: the lock is held until it has been sent. */
-  response?: unknown;
-  /** Once the result is in hand, the lock is also held until this settles (`minHoldMs`). */
-  linger?: (held: Holding) => Promise<void> | undefined;
-  /**
-   * A handler call: when the lock is lost before the method has a result, answer at once with
-   * the loss (this is called with it, for the log) instead of waiting for the method.
-   */
-  onLostBeforeResult?: (reason: unknown) => void;
-}
-
-/**
- * Runs `run` under the lock on `path` and resolves with its result as soon as it has one, while
- * the lock stays held until that result has finished (see holdUntilDone), `response`, if given,
- * has been sent, and `linger` has settled. Errors before the result is handed out reject; the
- * lock is released in every case. `withLock` may resolve with SKIPPED instead of running `run`
- * (`onBusy: 'skip'`): runHeld then resolves with SKIPPED.
- */
-export function runHeld(
-  withLock: <T>(fn: (held: Holding) => Promise<T>) => Promise<T | typeof SKIPPED>,
-  run: () => unknown,
-  { response, linger, onLostBeforeResult }: RunHeldOptions = {},
-): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    let handedOut = false;
-    withLock(async (lock) => {
-      const result = run();
-      const held = holdUntilDone(
-        onLostBeforeResult
-          ? await untilLost(result, lock.signal, onLostBeforeResult)
-          : await result,
-      );
-      const sent = response === undefined ? undefined : whenResponseSent(response);
-      const lingering = linger?.(lock);
-      // A plain value: returned once the lock is released, as before.
-      if (!held.done && !sent && !lingering) return { value: held.value };
-      handedOut = true;
-      resolve(held.value);
-      await Promise.all([held.done, sent, lingering]);
-      return undefined;
-    }).then(
-      (plain) => plain && resolve(plain === SKIPPED ? SKIPPED : plain.value),
-      (err: unknown) => {
-        if (!handedOut) reject(err);
-      },
-    );
   });
 }
 
@@ -154,31 +102,4 @@ function isAsyncIterable(result: unknown): result is AsyncIterable<unknown> {
     typeof result === 'object' &&
     typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
   );
-}
-
-/** The result, unless the lock is lost first: then the loss (a LockLostError) rejects. */
-function untilLost(
-  result: unknown,
-  signal: AbortSignal,
-  onLost: (reason: unknown) => void,
-): Promise<unknown> {
-  if (!(result instanceof Promise)) return Promise.resolve(result);
-  return new Promise((resolve, reject) => {
-    const lost = (): void => {
-      onLost(signal.reason);
-      reject(signal.reason as Error);
-    };
-    if (signal.aborted) return lost();
-    signal.addEventListener('abort', lost, { once: true });
-    result.then(
-      (value) => {
-        signal.removeEventListener('abort', lost);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', lost);
-        reject(err);
-      },
-    );
-  });
 }

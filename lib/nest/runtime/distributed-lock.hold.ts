@@ -1,0 +1,214 @@
+// Owns how one call of a decorated method holds its lock: wait or skip, run, lazy results, minHoldMs.
+import { Logger } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { EMPTY } from 'rxjs';
+import { ClientClosedError, LockTimeoutError } from '../../core/errors';
+import type { AcquireOptions } from '../../core/types';
+import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
+import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
+import type { LockService } from './lock.service';
+
+/** One call of a decorated method, its lock path resolved (distributed-lock.wrapper.ts). */
+export interface LockedCall {
+  readonly spec: DistributedLockSpec;
+  readonly locks: LockService;
+  readonly path: string | string[];
+  /** The wait of this call (`onBusy: 'skip'` ignores it: it tries once). */
+  readonly waitTimeoutMs: number | undefined;
+  /** The user's method, the instance and the arguments (after pipes) it is called with. */
+  readonly method: (...args: unknown[]) => unknown;
+  readonly self: unknown;
+  readonly args: unknown[];
+  /** A route handler call: it answers 503 as soon as its lock is lost, without waiting. */
+  readonly handlerCall: boolean;
+}
+
+/** What a decorated method holds while it runs: a lock, a lease or several locks. */
+interface Holding {
+  readonly signal: AbortSignal;
+}
+
+type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => Promise<T>;
+
+/**
+ * Runs one call under its lock, top to bottom (docs/design.md "Busy locks in decorators
+ * (`onBusy`) and run-once jobs (`minHoldMs`)"): acquire (`onBusy: 'skip'`: try once, and when
+ * busy resolve without running) -> run the method -> hand out its result as soon as there is
+ * one -> keep holding until that result has finished (distributed-lock.lazy-result.ts), a
+ * `@Res()` response has been sent and `minHoldMs` has passed since the grant -> release. A plain
+ * result is handed out after the release, as from withLock. Errors before the result is handed
+ * out reject (a timeout with the decorator's advice); the lock is released in every case.
+ */
+export function holdCall(call: LockedCall): Promise<unknown> {
+  const template = call.spec.metricsTemplate;
+  // A method with no template (the function form) keeps the label of the call it runs in.
+  return template === undefined ? holdAndRun(call) : templates.run(template, holdAndRun, call);
+}
+
+/** The template that labels the lock events of the decorated call running now (metrics). */
+const templates = new AsyncLocalStorage<string>();
+
+/** The template of the decorated call running now (LockTelemetryOptions.callTemplate). */
+export function currentMetricsTemplate(): string | undefined {
+  return templates.getStore();
+}
+
+/** The straight line of holdCall: acquire or skip, run, hand out, hold on, release. */
+function holdAndRun(call: LockedCall): Promise<unknown> {
+  const { spec, locks, path } = call;
+  const skip = spec.options.onBusy === 'skip';
+  const hold = holdOf(locks, spec, path);
+  return new Promise((resolve, reject) => {
+    let started = false;
+    let handedOut = false;
+    const run = async (held: Holding): Promise<{ value: unknown } | undefined> => {
+      started = true;
+      const since = performance.now(); // monotonic: a wall clock step changes no minimum hold
+      const result = call.method.apply(call.self, call.args);
+      const value = await (call.handlerCall ? untilLost(result, held.signal, call) : result);
+      const lazy = holdUntilDone(value);
+      const response = spec.responseArg === undefined ? undefined : call.args[spec.responseArg];
+      const sent = response === undefined ? undefined : whenResponseSent(response);
+      const minimum = holdAtLeast(since, spec.options.minHoldMs, held.signal);
+      if (!lazy.done && !sent && !minimum) return { value: lazy.value };
+      handedOut = true;
+      resolve(lazy.value);
+      await Promise.all([lazy.done, sent, minimum]);
+      return undefined;
+    };
+    const options = skip ? { waitTimeoutMs: 0 } : { waitTimeoutMs: call.waitTimeoutMs };
+    attempt(hold, run, options).then(
+      (plain) => plain && resolve(plain.value),
+      (err: unknown) => {
+        if (handedOut) return;
+        // A skipped call resolves like a method with nothing to do.
+        if (skip && !started && skipped(err, call)) {
+          resolve(spec.returnsObservable ? EMPTY : undefined);
+        } else {
+          reject(withDecoratorAdvice(err, spec.where));
+        }
+      },
+    );
+  });
+}
+
+/**
+ * How the call holds its path(s), from its options: the mutex (default), one side of the
+ * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
+ * function returned several paths, the multi-path lock.
+ */
+function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
+  const { mode, maxLeases, leases } = spec.options;
+  if (Array.isArray(path)) return (fn, options) => locks.withLockAll(path, fn, options);
+  if (maxLeases !== undefined) {
+    return (fn, options) =>
+      locks.semaphore(path, { maxLeases }).withLease(fn, { ...options, leases });
+  }
+  if (mode) {
+    const side = mode === 'read' ? locks.readLock(path) : locks.writeLock(path);
+    return (fn, options) => side.withLock(fn, options);
+  }
+  return (fn, options) => locks.withLock(path, fn, options);
+}
+
+/** `hold(fn, options)`, a synchronous throw as a rejection. */
+function attempt<T>(hold: Hold, fn: (held: Holding) => Promise<T>, options: AcquireOptions) {
+  try {
+    return hold(fn, options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+const logger = new Logger('ZkLock');
+
+/**
+ * Whether an error of the one try of `onBusy: 'skip'`, before the method started, is a skip: a
+ * busy lock (emitted as `skipped` for the event logger and metrics), or a shutdown that closed
+ * the client first. A timeout from inside the method (a nested lock) is the method's own error.
+ */
+function skipped(err: unknown, { spec, locks, path }: LockedCall): boolean {
+  if (err instanceof ClientClosedError) {
+    logger.log(`Skipped ${spec.where}: the application is shutting down`);
+    return true;
+  }
+  if (!(err instanceof LockTimeoutError)) return false;
+  locks.client.reportSkipped({ path: [path].flat().join(', '), where: spec.where });
+  return true;
+}
+
+/**
+ * Resolves once `minHoldMs` have passed since `since` (a `performance.now()`), or at once when
+ * the lock is lost or released by a shutdown (its signal aborts): no timer outlives the lock.
+ * Undefined when there is nothing left to wait.
+ */
+function holdAtLeast(
+  since: number,
+  minHoldMs: number | undefined,
+  signal: AbortSignal,
+): Promise<void> | undefined {
+  if (!minHoldMs) return undefined;
+  const remaining = since + minHoldMs - performance.now();
+  if (remaining <= 0 || signal.aborted) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, remaining);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+const lostLogger = new Logger('DistributedLock');
+
+/**
+ * The method's result, unless the lock is lost first: then the loss (a LockLostError) rejects
+ * at once, so a route handler answers 503 (docs/nestjs/transports-and-errors.md).
+ */
+function untilLost(result: unknown, signal: AbortSignal, call: LockedCall): Promise<unknown> {
+  if (!(result instanceof Promise)) return Promise.resolve(result);
+  return new Promise((resolve, reject) => {
+    const lost = (): void => {
+      const reason: unknown = signal.reason;
+      lostLogger.error(
+        `${call.spec.where} lost lock "${[call.path].flat().join('", "')}" while running; answering 503: ` +
+          (reason instanceof Error ? reason.message : String(reason)),
+      );
+      reject(reason as Error);
+    };
+    if (signal.aborted) return lost();
+    signal.addEventListener('abort', lost, { once: true });
+    result.then(
+      (value) => {
+        signal.removeEventListener('abort', lost);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', lost);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Timeouts already given the advice of the decorated method they came from. */
+const advised = new WeakSet<LockTimeoutError>();
+
+/**
+ * A timeout of a decorated method, with advice a decorator user can follow (the core's speaks
+ * of tryAcquire); the same class, the core's error as its cause. Once: the outermost
+ * decorated caller keeps the advice of the method whose lock was busy.
+ */
+function withDecoratorAdvice(err: unknown, where: string): unknown {
+  if (!(err instanceof LockTimeoutError) || advised.has(err)) return err;
+  const advice =
+    `Raise waitTimeoutMs of @DistributedLock on ${where} (or the module's waitTimeoutMs), ` +
+    "shorten the work done under this lock, or set onBusy: 'skip' to skip the call when busy.";
+  const mapped = new LockTimeoutError(err.path, err.waitTimeoutMs, err.ahead, advice, {
+    cause: err,
+  });
+  advised.add(mapped);
+  return mapped;
+}
