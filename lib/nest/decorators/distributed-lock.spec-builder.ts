@@ -33,13 +33,14 @@ export function buildLockSpec(
   checkWait(options, where);
   checkKind(options, where);
   checkOnBusy(options, where);
+  const responseArg = responseArgument(owner, key);
   const names = lockSpecOf(method)?.parameterNames ?? parameterNames(method as AnyMethod);
   const common = {
     where,
     owner: owner.name,
     options: Object.freeze({ ...options }),
     parameterNames: Object.freeze(names),
-    responseArg: responseArgument(owner, key),
+    responseArg,
     returnsObservable: Reflect.getMetadata('design:returntype', target, key) === Observable,
   };
   if (typeof template === 'function') {

@@ -6,7 +6,7 @@ import { LockTelemetry } from '../../core/telemetry/lock-telemetry';
 import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { hasLockedMethods, lockSpecOf } from '../decorators/distributed-lock.metadata';
-import { currentMetricsTemplate } from '../runtime/distributed-lock.hold';
+import { currentMetricsTemplate } from '../runtime/distributed-lock.metrics-label';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**

@@ -1,11 +1,11 @@
 // Owns how one call of a decorated method holds its lock: wait or skip, run, lazy results, minHoldMs.
 import { Logger } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { EMPTY } from 'rxjs';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import type { AcquireOptions } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
 import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
+import { metricsLabels } from './distributed-lock.metrics-label';
 import type { LockService } from './lock.service';
 
 /** One call of a decorated method, its lock path resolved (distributed-lock.wrapper.ts). */
@@ -42,15 +42,7 @@ type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => P
 export function holdCall(call: LockedCall): Promise<unknown> {
   const template = call.spec.metricsTemplate;
   // A method with no template (the function form) keeps the label of the call it runs in.
-  return template === undefined ? holdAndRun(call) : templates.run(template, holdAndRun, call);
-}
-
-/** The template that labels the lock events of the decorated call running now (metrics). */
-const templates = new AsyncLocalStorage<string>();
-
-/** The template of the decorated call running now (LockTelemetryOptions.callTemplate). */
-export function currentMetricsTemplate(): string | undefined {
-  return templates.getStore();
+  return template === undefined ? holdAndRun(call) : metricsLabels.run(template, holdAndRun, call);
 }
 
 /** The straight line of holdCall: acquire or skip, run, hand out, hold on, release. */

@@ -29,8 +29,9 @@ export const ROUTE_HANDLER_WAIT_MS = 30_000;
 export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): AnyMethod {
   const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     try {
+      const handler = handlerCalls.getStore();
+      const request = handler?.handler === wrapper ? handler.request : undefined;
       const locks = lockServiceOf(this, spec.where, spec.owner);
-      const request = handlerRequest(wrapper);
       const path = resolveMethodPath(spec, args, request);
       const waitTimeoutMs =
         spec.options.waitTimeoutMs ??
@@ -59,14 +60,10 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
  * The HTTP request of the handler call running now, recorded by DistributedLockInterceptor
  * (distributed-lock.interceptor.ts) for the template's `<params.x>`, `<query.x>`, `<body.x>`.
  * Nest calls the handler with the piped arguments only, so the request travels beside them.
- * Keyed by the handler, so a decorated service called from inside it does not read it.
+ * Keyed by the handler, so a decorated service called from inside it does not read it; read
+ * by the wrapper above, its one reader.
  */
 const handlerCalls = new AsyncLocalStorage<{ handler: unknown; request?: RequestSources }>();
-
-function handlerRequest(handler: unknown): RequestSources | undefined {
-  const call = handlerCalls.getStore();
-  return call && call.handler === handler ? call.request : undefined;
-}
 
 /** `next.handle()` of a call of `handler`, run with its request (undefined off HTTP). */
 export function handleWithRequest(

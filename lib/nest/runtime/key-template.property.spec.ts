@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { InvalidLockPathError, ZkLockError } from '../../core/errors';
 import { encodePathSegment, validateLockPath } from '../../core/paths';
 import { DistributedLock } from '../../index';
-import { parseKeyTemplate, resolveKeyTemplate, TemplateRef } from './key-template';
+import { parseKeyTemplate, TemplateRef } from './key-template';
+import { resolveKeyTemplate } from './key-template.resolver';
 
 /**
  * Property-based checks of lock path templates (issue #13 §3): any template either parses or

@@ -1,8 +1,8 @@
 // Owns the lock path of one call: a decorated method's template or function, filled from its call.
 import { InvalidLockPathError } from '../../core/errors';
-import { validateLockPath } from '../../core/paths';
+import { encodePathSegment, validateLockPath } from '../../core/paths';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
-import { dig, resolveKeyTemplatePaths, TemplateRef } from './key-template';
+import type { KeyTemplate, TemplateRef } from './key-template';
 import { REQUEST_SCOPES } from './key-template.sources';
 
 function validPath(path: unknown, spec: DistributedLockSpec): string {
@@ -67,4 +67,100 @@ export function resolveMethodPath(
     ? `the arguments of ${spec.where} and its request`
     : `the arguments of ${spec.where}`;
   return resolveKeyTemplatePaths(template, lookup, from);
+}
+
+/** Looks one placeholder up; `undefined` means missing. */
+export type RefLookup = (ref: TemplateRef) => unknown;
+
+/**
+ * The lock path(s) of a template: one path, or for a template with `<items.*.productId>` one
+ * path per element of `items` (the decorated method then holds them all: the multi-path lock,
+ * which sorts and de-duplicates them). The array must be non-empty and every element must
+ * give a value; otherwise InvalidLockPathError, as for a missing value.
+ */
+export function resolveKeyTemplatePaths(
+  template: KeyTemplate,
+  lookup: RefLookup,
+  where: string,
+): string | string[] {
+  const star = template.expanding;
+  if (!star) return resolveKeyTemplate(template, lookup, where);
+  const at = star.segments.indexOf('*');
+  const head = star.segments.slice(0, at);
+  const tail = star.segments.slice(at + 1);
+  const list = lookup({ raw: head.join('.'), segments: head });
+  const fail = (reason: string): never => {
+    throw new InvalidLockPathError(template.source, `<${star.raw}> in ${where}: ${reason}`);
+  };
+  if (!Array.isArray(list)) {
+    fail(`${head.join('.')} is ${list === undefined ? 'missing' : 'not an array'}; send a list`);
+  }
+  const elements = list as unknown[];
+  if (elements.length === 0) fail(`${head.join('.')} is empty, so there is nothing to lock`);
+  if (elements.length > MAX_EXPANDED_PATHS) {
+    fail(
+      `${head.join('.')} has ${elements.length} elements, more than ${MAX_EXPANDED_PATHS} locks ` +
+        'at once; split the request',
+    );
+  }
+  return elements.map((element, index) =>
+    resolveKeyTemplate(
+      template,
+      (ref) => (ref === star ? dig(element, tail) : lookup(ref)),
+      `${where} (element ${index} of ${head.join('.')})`,
+    ),
+  );
+}
+
+/** Upper bound on the paths one call may lock through a `*` template (one node per path). */
+export const MAX_EXPANDED_PATHS = 100;
+
+/**
+ * Builds the lock path. Each value is encoded into ONE path segment (`../admin` cannot escape).
+ * A missing value (undefined, null, '') or a non-scalar one throws InvalidLockPathError.
+ */
+export function resolveKeyTemplate(
+  template: KeyTemplate,
+  lookup: RefLookup,
+  where: string,
+): string {
+  const path = template.parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const value = lookup(part);
+      if (value === undefined || value === null || value === '') {
+        throw new InvalidLockPathError(
+          template.source,
+          `the value of <${part.raw}> is missing in ${where}; send it or fix the template`,
+        );
+      }
+      if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') {
+        throw new InvalidLockPathError(
+          template.source,
+          `the value of <${part.raw}> in ${where} is not a string or number; reference one of its fields`,
+        );
+      }
+      try {
+        return encodePathSegment(value);
+      } catch {
+        // The value itself is not shown: it cannot be printed (and came from outside).
+        throw new InvalidLockPathError(
+          template.source,
+          `the value of <${part.raw}> in ${where} contains a lone UTF-16 surrogate; send well-formed text`,
+        );
+      }
+    })
+    .join('');
+  return validateLockPath(path);
+}
+
+/** Walks own properties only (never `__proto__`, `constructor`...). */
+export function dig(value: unknown, segments: readonly string[]): unknown {
+  let current = value;
+  for (const segment of segments) {
+    if (current === null || typeof current !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
 }

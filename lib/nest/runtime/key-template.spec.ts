@@ -1,12 +1,11 @@
 import { InvalidLockPathError } from '../../core/errors';
+import { parseKeyTemplate, TemplateRef } from './key-template';
 import {
   dig,
   MAX_EXPANDED_PATHS,
-  parseKeyTemplate,
   resolveKeyTemplate,
   resolveKeyTemplatePaths,
-  TemplateRef,
-} from './key-template';
+} from './key-template.resolver';
 
 const where = 'OrdersController.update';
 const fromRecord =
