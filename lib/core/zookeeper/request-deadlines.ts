@@ -1,3 +1,4 @@
+/** Owns the deadlines of one session's requests: one timer for all of them. */
 /**
  * Timeouts of one session's requests with a single timer instead of one per request. Every
  * request gets the same timeout, so the order of insertion is the order of deadlines: the timer

@@ -1,3 +1,4 @@
+/** Owns our own view of the session's liveness: heard from when, and what a silence means. */
 export interface SessionClockHandlers {
   /** Connected, but the server has been silent for 2/3 of the session timeout (half-open socket). */
   onSilent(): void;
@@ -24,7 +25,7 @@ export interface SessionClockHandlers {
  * read timeout = 2/3 of the session timeout; the session is surely gone once a full session
  * timeout has passed since the server was last heard. Within 2/3 of it (the safe window) the
  * server cannot have expired us yet: only then may a lock be granted or trusted
- * (docs/design.md §2).
+ * (docs/design.md 'What "holding" means, and when it ends').
  *
  * A process stopped (SIGSTOP, GC) or an event loop blocked for a while reads, when it wakes, data
  * that may have arrived long ago: after such a stall, arriving data no longer counts as news from

@@ -1,11 +1,7 @@
+/** Owns TLS for node-zookeeper-client: the connect step on a TLS socket, and TLS failures. */
 import type { TLSSocket } from 'node:tls';
 import type { ConnectFailure } from '../errors';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const CM_STATES = require('node-zookeeper-client/lib/ConnectionManager.js').STATES as Record<
-  string,
-  number
->;
+import { CM_STATES } from './nzc-patch';
 
 export interface ZkServerAddress {
   host: string;

@@ -1,3 +1,4 @@
+/** Owns the typed view of node-zookeeper-client 1.1.3's public API. */
 /**
  * node-zookeeper-client 1.1.3, typed: the parts the adapter uses (the package ships no types, and
  * its @types are incomplete). A module of ours, not an ambient `declare module`, so the .d.ts we

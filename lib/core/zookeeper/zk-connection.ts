@@ -1,3 +1,4 @@
+/** Owns the client's connection: one live session at a time, replaced when lost, and its states. */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import type { ConnectionState } from '../types';
@@ -7,6 +8,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../errors';
 import { ZkSession, ZkSessionOptions } from './zk-session';
+import { UnsupportedZooKeeperClientError } from './nzc-patch';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
   connectTimeoutMs: number;
@@ -49,6 +51,7 @@ export class ZkConnection extends EventEmitter {
     try {
       connection = new ZkConnection(options);
     } catch (err) {
+      if (err instanceof UnsupportedZooKeeperClientError) throw err;
       // node-zookeeper-client asserts on the connection string (empty, a bad chroot path).
       throw new InvalidLockOptionsError(
         'ZkLockClient.connect',
@@ -113,8 +116,8 @@ export class ZkConnection extends EventEmitter {
 
   async close(): Promise<void> {
     this.closed = true;
-    // A lost session still closes itself in the background (ZkSession.markLost), within its
-    // session timeout: wait for it too, so nothing of this connection outlives close().
+    // A lost session may still be closing itself in the background: closed now, it ends at once
+    // unless its close is already on the wire (SessionLifecycle), so nothing outlives close().
     await Promise.all([this.session.close(), ...[...this.lostSessions].map((s) => s.close())]);
     this.setState('CLOSED');
     this.removeAllListeners();

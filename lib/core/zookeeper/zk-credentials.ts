@@ -1,3 +1,4 @@
+/** Owns the secrets of a connection: `auth`, `acl` and `tls`, kept out of every log. */
 import type { ConnectionOptions, SecureContext } from 'node:tls';
 import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';

@@ -1,3 +1,4 @@
+/** Owns ZooKeeper error codes as we act on them, and the errors requests reject with. */
 import {
   InvalidLockOptionsError,
   LockAccessDeniedError,

@@ -1,0 +1,252 @@
+/**
+ * Owns every touch of node-zookeeper-client's private ConnectionManager: the pinned version
+ * check, the per-instance hooks, and the writes into its state.
+ */
+import { readFileSync } from 'node:fs';
+import { ZkLockError } from '../errors';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
+
+/** The only node-zookeeper-client this patch is written for (package.json pins it). */
+export const PINNED_CLIENT_VERSION = '1.1.3';
+
+/** Its connection manager's states, as 1.1.3 numbers them. */
+export const CM_STATES = {
+  DISCONNECTED: 0,
+  CONNECTING: 1,
+  CONNECTED: 2,
+  CONNECTED_READ_ONLY: 3,
+  CLOSING: -1,
+  CLOSED: -2,
+  SESSION_EXPIRED: -3,
+  AUTHENTICATION_FAILED: -4,
+} as const;
+
+/**
+ * The private methods replaced per instance (name -> arity), with words their source must
+ * still contain: the fields and steps the replacements rely on.
+ */
+const REPLACED: Record<string, { arity: number; uses: string[] }> = {
+  connect: { arity: 0, uses: ['net.connect(server)', 'connectTimeoutHandler', 'findNextServer'] },
+  findNextServer: {
+    arity: 1,
+    uses: [
+      'self.nextServerIndex %= self.servers.length',
+      'self.serverAttempts === self.servers.length',
+      'Math.random() * self.spinDelay',
+      'self.serverAttempts = 0',
+      'self.serverAttempts += 1',
+    ],
+  },
+  setState: { arity: 1, uses: ["this.emit('state'"] },
+  onSocketConnected: { arity: 0, uses: ['connectRequest.toBuffer()', 'this.socket.write'] },
+  onSocketError: { arity: 1, uses: ['connectTimeoutHandler'] },
+  onSocketData: { arity: 1, uses: ['self.pendingBuffer', 'XID_NOTIFICATION', 'Exception.create'] },
+  onSocketClosed: { arity: 1, uses: ['cleanupPendingQueue', 'STATES.CLOSED'] },
+};
+
+/** The installed client is not the one this patch was written for: an upgrade fails loudly. */
+export class UnsupportedZooKeeperClientError extends ZkLockError {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `node-zookeeper-client is not the version nestjs-zookeeper-lock patches ` +
+        `(${PINNED_CLIENT_VERSION}): ${problems.join('; ')}. Install node-zookeeper-client@` +
+        `${PINNED_CLIENT_VERSION} (\`npm ls node-zookeeper-client\` shows which copy is used), or ` +
+        'use a nestjs-zookeeper-lock release made for the installed version',
+    );
+  }
+}
+
+/** What the check reads from the installed client (a parameter so a spec can feed others). */
+export interface InstalledClient {
+  version: string;
+  states: Record<string, number>;
+  prototype: Record<string, unknown>;
+}
+
+/** Every way `installed` differs from what the patch was written for (empty: none). */
+export function clientProblems(installed: InstalledClient): string[] {
+  const problems: string[] = [];
+  if (installed.version !== PINNED_CLIENT_VERSION) {
+    problems.push(`version ${installed.version} is installed`);
+  }
+  for (const [name, value] of Object.entries(CM_STATES)) {
+    if (installed.states[name] !== value) problems.push(`its state ${name} is not ${value}`);
+  }
+  for (const [name, shape] of Object.entries(REPLACED)) {
+    const method = installed.prototype[name];
+    if (typeof method !== 'function') {
+      problems.push(`ConnectionManager.prototype.${name} is missing`);
+      continue;
+    }
+    const source = method.toString();
+    const missing = shape.uses.filter((word) => !source.includes(word));
+    if (method.length !== shape.arity || missing.length > 0) {
+      problems.push(`ConnectionManager.prototype.${name} changed shape`);
+    }
+  }
+  return problems;
+}
+
+let checked: string[] | undefined;
+
+/** Checks the installed client once per process; UnsupportedZooKeeperClientError if it differs. */
+export function assertSupportedClient(): void {
+  checked ??= clientProblems({
+    version: installedVersion(),
+    states: ConnectionManager.STATES,
+    prototype: ConnectionManager.prototype,
+  });
+  if (checked.length > 0) throw new UnsupportedZooKeeperClientError(checked);
+}
+
+function installedVersion(): string {
+  const file = require.resolve('node-zookeeper-client/package.json');
+  return String(JSON.parse(readFileSync(file, 'utf8')).version);
+}
+
+/** What the session is told by, and decides for, one connection manager. */
+export interface ConnectionHooks {
+  /** Packets to write right behind the ConnectRequest of every new connection. */
+  primeConnection(): Buffer[];
+  /** A plain socket failed (the TLS variant reports its own failures). */
+  socketFailed(err: Error): void;
+  /** Frames arrived that answer one of our requests, not only watch notifications. */
+  answered(): void;
+  /** The client could not decode `frames` (an error code missing from its table). */
+  undecodable(frames: Buffer): void;
+  /** Whether a (re)connect attempt may start now; false stops reconnecting. */
+  mayConnect(): boolean;
+  /** Whether a socket may still be opened (a spin delay may have passed since mayConnect). */
+  mayOpenSocket(): boolean;
+  /** The connection manager reached CONNECTED. */
+  socketConnected(): void;
+  /** The socket closed and the client will not reconnect (closed, or the session expired). */
+  socketClosedForGood(): void;
+}
+
+/**
+ * Hooks into one client's connection manager (this instance, never the prototype):
+ * - credentials go right behind the ConnectRequest on every new connection (the client's own
+ *   addAuthInfo queues them behind requests queued meanwhile);
+ * - every answer to a request of ours (a reply, a ping reply; not a watch notification) is told;
+ * - a frame the client cannot parse (an error code missing from its table throws) drops the
+ *   socket instead of crashing the process, and the session reconnects;
+ * - reconnects are asked for (findNextServer is mirrored to keep its spin timer), and the end
+ *   of the socket is told.
+ */
+export function patchConnectionManager(cm: any, hooks: ConnectionHooks): void {
+  assertSupportedClient();
+  const onConnected = cm.onSocketConnected;
+  cm.onSocketConnected = () => {
+    onConnected.call(cm);
+    for (const packet of hooks.primeConnection()) cm.socket.write(packet);
+  };
+  const onError = cm.onSocketError;
+  cm.onSocketError = (err: Error) => {
+    hooks.socketFailed(err);
+    onError.call(cm, err);
+  };
+  const onData = cm.onSocketData;
+  cm.onSocketData = (buffer: Buffer) => {
+    const frames: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, buffer]) : buffer;
+    if (answersRequest(frames)) hooks.answered();
+    try {
+      onData.call(cm, buffer);
+    } catch {
+      cm.pendingBuffer = null;
+      cm.socket?.destroy();
+      hooks.undecodable(frames);
+    }
+  };
+  const connect = cm.connect;
+  cm.connect = () => {
+    if (hooks.mayConnect()) connect.call(cm);
+  };
+  cm.findNextServer = (cb: (server: unknown) => void) => findNextServer(cm, hooks, cb);
+  const onClosed = cm.onSocketClosed;
+  cm.onSocketClosed = (hadError: boolean) => {
+    onClosed.call(cm, hadError);
+    if (cm.state === CM_STATES.CLOSED || cm.state === CM_STATES.SESSION_EXPIRED) {
+      hooks.socketClosedForGood();
+    }
+  };
+  const setState = cm.setState;
+  cm.setState = (s: number) => {
+    setState.call(cm, s);
+    if (s === CM_STATES.CONNECTED) hooks.socketConnected();
+  };
+}
+
+/**
+ * The client's findNextServer, step by step (round robin; once every server was tried, a random
+ * spin delay), with its timer kept so that ending the client clears it, and no socket opened once
+ * the session may not open one.
+ */
+function findNextServer(cm: any, hooks: ConnectionHooks, cb: (server: unknown) => void): void {
+  cm.nextServerIndex %= cm.servers.length;
+  const next = (): void => {
+    cm.spinTimer = undefined;
+    const server = cm.servers[cm.nextServerIndex];
+    cm.nextServerIndex += 1;
+    if (hooks.mayOpenSocket()) cb(server);
+  };
+  if (cm.serverAttempts === cm.servers.length) {
+    cm.spinTimer = setTimeout(() => {
+      next();
+      cm.serverAttempts = 0; // reset: we waited long enough
+    }, Math.random() * cm.spinDelay);
+  } else {
+    cm.serverAttempts += 1;
+    process.nextTick(next);
+  }
+}
+
+/** Whether the connection manager has a session's connection up right now. */
+export function isConnected(cm: any): boolean {
+  return cm.state === CM_STATES.CONNECTED;
+}
+
+/** Drops the current socket (the client reconnects, unless ending). */
+export function dropSocket(cm: any): void {
+  cm.socket?.destroy();
+}
+
+/**
+ * Ends the client for good: no socket, no reconnect, and no connect timer of its own (a connect
+ * attempt under way has one, which would keep a finished process alive and fire into it).
+ */
+export function endConnectionManager(cm: any): void {
+  cm.state = CM_STATES.CLOSED;
+  clearTimeout(cm.connectTimeoutHandler);
+  clearTimeout(cm.spinTimer);
+  cm.socket?.destroy();
+}
+
+/** Requests issued in the same tick (create + getChildren) leave in one socket write. */
+export function corkUntilNextTick(cm: any): void {
+  const socket = cm.socket;
+  if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
+  socket.cork();
+  process.nextTick(() => socket.uncork());
+}
+
+/** xid of a watch notification: sent by the server on its own, it answers nothing of ours. */
+const NOTIFICATION_XID = -1;
+
+/**
+ * Whether the complete frames at the start of `frames` include an answer to one of our requests
+ * (int32 length, then int32 xid: a reply, a ping reply (-2), or the ConnectResponse, which
+ * starts with a protocol version of 0), as opposed to watch notifications only: only an answer
+ * proves the server hears us (docs/design.md 'What "holding" means, and when it ends').
+ */
+export function answersRequest(frames: Buffer): boolean {
+  for (let at = 0; at + 8 <= frames.length;) {
+    const length = frames.readInt32BE(at);
+    if (length < 4 || at + 4 + length > frames.length) return false; // incomplete (or garbage)
+    if (frames.readInt32BE(at + 4) !== NOTIFICATION_XID) return true;
+    at += 4 + length;
+  }
+  return false;
+}
