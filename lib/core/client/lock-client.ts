@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockModeError, LockTimeoutError } from '../errors';
+import { ClientClosedError, LockModeError } from '../errors';
 import type { ZooKeeperAuthFailedError } from '../errors';
 import { applyNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
@@ -133,17 +133,12 @@ export class ZkLockClient extends EventEmitter {
    * creates ownership scopes, so sibling tasks can never re-enter each other's locks.
    */
   acquire(path: string, options: AcquireOptions = {}): Promise<LockHandle> {
-    return this.take(
-      path,
-      'mutex',
-      (queue) => this.waitOn(queue, path, options),
-      options,
-    ) as Promise<LockHandle>;
+    return this.take(path, 'mutex', options) as Promise<LockHandle>;
   }
 
   /** Takes the lock only if nobody holds or waits for it; null otherwise. */
   tryAcquire(path: string): Promise<LockHandle | null> {
-    return this.take(path, 'mutex', (queue) => queue.tryAcquire());
+    return this.take(path, 'mutex', 'try');
   }
 
   /**
@@ -178,14 +173,8 @@ export class ZkLockClient extends EventEmitter {
 
   private side(path: string, kind: 'read' | 'write'): LockSide {
     const side: LockSide = {
-      acquire: (options = {}) =>
-        this.take(
-          path,
-          kind,
-          (queue) => this.waitOn(queue, path, options),
-          options,
-        ) as Promise<LockHandle>,
-      tryAcquire: () => this.take(path, kind, (queue) => queue.tryAcquire()),
+      acquire: (options = {}) => this.take(path, kind, options) as Promise<LockHandle>,
+      tryAcquire: () => this.take(path, kind, 'try'),
       withLock: async (fn, options) => {
         const lock = await side.acquire(options);
         return this.runOwning([lock], lock, fn);
@@ -323,14 +312,6 @@ export class ZkLockClient extends EventEmitter {
     });
   }
 
-  /** `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError. */
-  private waitOn(queue: WaiterQueue, path: string, options: AcquireOptions): Promise<HeldLock> {
-    if (options.waitTimeoutMs !== 0) return queue.acquire(options);
-    return queue
-      .tryAcquire()
-      .then((lock) => lock ?? Promise.reject(new LockTimeoutError(path, 0, 1)));
-  }
-
   /** Runs `fn` in a new owner scope holding `locks`; releases `owner` in finally. */
   private async runOwning<H extends { release(): Promise<void> }, T>(
     locks: readonly LockHandle[],
@@ -353,19 +334,20 @@ export class ZkLockClient extends EventEmitter {
     }
   }
 
+  /**
+   * One acquire or try (`'try'`) of `path`: re-entry in the caller's owner scope, else a wait in
+   * the path's queue, with the client's events around it. Hands on to the queue last.
+   */
   private take(
     path: string,
     kind: LockKind,
-    run: (queue: WaiterQueue) => Promise<HeldLock | null>,
-    options: AcquireOptions = {},
+    request: AcquireOptions | 'try',
   ): Promise<LockHandle | null> {
     let full: string;
-    let queue: WaiterQueue;
     try {
       full = applyNamespace(this.options.namespace, path);
-      checkWaitTimeout(path, options);
+      if (request !== 'try') checkWaitTimeout(path, request);
       if (this.closing) throw new ClientClosedError(path);
-      queue = this.queues.get(full, path, kind);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -392,10 +374,16 @@ export class ZkLockClient extends EventEmitter {
     // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
     const lost = scope?.lost(key);
     if (lost) return Promise.reject(lost);
+    let queue: WaiterQueue;
+    try {
+      queue = this.queues.get(full, path, kind); // LockModeError: another kind uses the path here
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const startedAt = Date.now();
-    this.reaper.cancel(full);
-    this.notify('waiting', () => ({ path }));
-    return run(queue).then(
+    if (this.listenerCount('waiting') > 0) this.emit('waiting', { path });
+    const granted = request === 'try' ? queue.tryAcquire() : queue.acquire(request);
+    return granted.then(
       (lock) => {
         const waitMs = Date.now() - startedAt;
         this.notify('waited', () => ({ path, outcome: lock ? 'acquired' : 'busy', waitMs }));

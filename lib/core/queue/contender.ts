@@ -58,8 +58,10 @@ const FIRST: Place = { predecessor: null, ahead: 0 };
  */
 export class Contender {
   private state: State = { kind: 'creating' };
-  private readonly node: ProtectedNode;
-  private readonly ownWatch: OwnNodeWatch;
+  /** Our node, from its first create on (see protectedNode()). */
+  private node?: ProtectedNode;
+  /** The watch on our own node, from its first use on (see ownWatch). */
+  private watch?: OwnNodeWatch;
   private seq = -1;
   private lockNodeCzxid = 0n;
   /** How many callers this node has served (the fencing token's low bits). */
@@ -71,26 +73,18 @@ export class Contender {
   /** The watch on the node ahead of ours, while we wait. */
   private predecessorWatch?: { path: string; watcher: (event: { name: string }) => void };
 
-  constructor(private readonly ctx: ContenderContext) {
-    this.node = new ProtectedNode(ctx.lockPath, ctx.policy.nodeName, ctx.nodeData);
-    this.ownWatch = new OwnNodeWatch({
-      target: () =>
-        this.queued && this.session ? { session: this.session, path: this.nodePath } : undefined,
-      rewatch: (wanted) => (this.isHeld ? wanted : this.state.kind === 'waiting'),
-      deleted: () => this.ownNodeDeleted(),
-    });
-  }
+  constructor(private readonly ctx: ContenderContext) {}
 
   get session(): ZkSession | undefined {
-    return this.node.session;
+    return this.node?.session;
   }
 
   get name(): string | undefined {
-    return this.node.name;
+    return this.node?.name;
   }
 
   get nodePath(): string {
-    return this.node.path;
+    return `${this.ctx.lockPath}/${this.name}`;
   }
 
   /** The sequence ZooKeeper appended to our node's name (-1 before it is created). */
@@ -130,7 +124,7 @@ export class Contender {
 
   /** The server has said, since the last reconnect, that our node exists. */
   get confirmed(): boolean {
-    return this.ownWatch.confirmed;
+    return !!this.watch?.confirmed;
   }
 
   /** Whether this held node can serve one more caller (the generation has room). */
@@ -209,8 +203,8 @@ export class Contender {
     // Someone may have deleted the node while we were away, and the events the server replays
     // for re-set watches come in no useful order: confirm it again before a batch hands the
     // lock on (WaiterQueue) or a waiter takes "the node ahead is gone" as its turn.
-    this.ownWatch.reset();
-    if (this.isHeld) return this.ownWatch.rearm();
+    this.watch?.reset();
+    if (this.isHeld) return this.watch?.rearm();
     if (this.predecessorWatch) this.ownWatch.arm();
     void this.resync();
   }
@@ -225,7 +219,7 @@ export class Contender {
   remove(): Promise<void> {
     this.state = { kind: 'removed' };
     this.unwatchPredecessor();
-    return this.node.remove(this.ctx.connection.current);
+    return this.node?.remove(this.ctx.connection.current) ?? Promise.resolve();
   }
 
   /** Forget the node without deleting it (its session is gone, and the node with it). */
@@ -235,6 +229,25 @@ export class Contender {
   }
 
   // ---- enter(), step by step ----------------------------------------------------------------
+
+  /** Our node's protected name, create, recovery and delete; made at its first create. */
+  private protectedNode(): ProtectedNode {
+    return (this.node ??= new ProtectedNode(
+      this.ctx.lockPath,
+      this.ctx.policy.nodeName,
+      this.ctx.nodeData,
+    ));
+  }
+
+  /** The watch on our own node, made when first armed or asked. */
+  private get ownWatch(): OwnNodeWatch {
+    return (this.watch ??= new OwnNodeWatch({
+      target: () =>
+        this.queued && this.session ? { session: this.session, path: this.nodePath } : undefined,
+      rewatch: (wanted) => (this.isHeld ? wanted : this.state.kind === 'waiting'),
+      deleted: () => this.ownNodeDeleted(),
+    }));
+  }
 
   /** Waiting (queued) or held: our node is in the lock's queue. */
   private get queued(): boolean {
@@ -254,7 +267,7 @@ export class Contender {
     // Sent in the same tick: one round trip, and the listing already contains our node. No
     // watch on the lock node (docs/design.md "The mutex recipe"): a child watch would notify
     // every node that listed, on every change, including our own delete.
-    const created = this.node.send(session);
+    const created = this.protectedNode().send(session);
     const listed = session.getChildren(this.ctx.lockPath);
     listed.catch(() => undefined); // observed below, after the create
     let name: string;
@@ -304,10 +317,10 @@ export class Contender {
    * false to create again.
    */
   private async recover(session: ZkSession): Promise<boolean> {
-    const found = await this.node.recover(session, () => this.keepRecovering());
+    const found = await this.protectedNode().recover(session, () => this.keepRecovering());
     if (found === 'not-found') return false;
     if (found === 'gave-up') return true;
-    this.adopt(this.node.name!);
+    this.adopt(this.name!);
     if (this.isGone) await this.remove();
     else this.apply(found);
     return true;
@@ -333,7 +346,7 @@ export class Contender {
   private async leaveForSequenceReset(session: ZkSession): Promise<boolean> {
     await deleteWithRetry(session, this.nodePath);
     if (this.isGone) return false;
-    this.node.forget();
+    this.node?.forget();
     this.seq = -1;
     this.state = { kind: 'creating' };
     return this.waitForSequenceReset(session);
@@ -354,7 +367,7 @@ export class Contender {
   }
 
   private adopt(name: string): void {
-    this.node.adopt(name);
+    this.protectedNode().adopt(name);
     this.seq = sequenceOf(name);
     if (this.state.kind === 'creating') this.state = { kind: 'waiting' };
   }
@@ -380,7 +393,7 @@ export class Contender {
    * with our uuid (a create in doubt that committed twice: ProtectedNode deletes it).
    */
   private ignored(listing: Listing): ReadonlySet<string> {
-    const strays = this.node.deleteStrays(listing.children);
+    const strays = this.protectedNode().deleteStrays(listing.children);
     if (strays.length === 0) return this.ctx.released;
     return new Set([...this.ctx.released, ...strays]);
   }

@@ -25,7 +25,10 @@ export class LockQueues {
     reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
   }
 
-  /** The queue for `kind` on `lockPath`, created on first use; throws LockModeError on mixing. */
+  /**
+   * The queue for `kind` on `lockPath`, created on first use, for a caller about to wait: the
+   * path is no longer due for cleanup. Throws LockModeError on mixing.
+   */
   get(lockPath: string, path: string, kind: LockKind): WaiterQueue {
     let entry = this.byPath.get(lockPath);
     if (!entry) this.byPath.set(lockPath, (entry = {}));
@@ -39,6 +42,7 @@ export class LockQueues {
         'Use one kind of lock per path, in every process',
       );
     }
+    this.reaper.cancel(lockPath);
     return (entry[kind] ??= new WaiterQueue(
       this.ctx,
       (queue) => this.idle(queue, kind),

@@ -102,9 +102,17 @@ export class WaiterQueue {
     return [...this.holding.values()].flatMap((locks) => [...locks]);
   }
 
-  /** Waits for the lock; rejects with LockTimeoutError / LockAbortedError when it gives up. */
+  /**
+   * Waits for the lock; rejects with LockTimeoutError / LockAbortedError when it gives up.
+   * `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError.
+   */
   acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
     const { waitTimeoutMs, signal } = options;
+    if (waitTimeoutMs === 0) {
+      return this.tryAcquire().then(
+        (lock) => lock ?? Promise.reject(new LockTimeoutError(this.displayPath, 0, 1)),
+      );
+    }
     if (signal?.aborted) {
       return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
     }
@@ -294,16 +302,16 @@ export class WaiterQueue {
     const batch = this.waiters.filter((w) => !w.contender);
     if (batch.length === 0 || this.heldByLostCaller()) return;
     if (this.nodeCount() >= this.ctx.maxNodesPerPath) return; // a node of ours frees up first
-    const contender = new Contender(this.contenders);
-    for (const w of batch) w.contender = contender;
-    // A batch that gave up meanwhile: cancel() asked the contender to go, and enter() deletes
-    // the node itself once it knows its name.
-    void this.track(
-      contender.enter().then(
+    void this.track(() => {
+      const contender = new Contender(this.contenders);
+      for (const w of batch) w.contender = contender;
+      // A batch that gave up meanwhile: cancel() asked the contender to go, and enter() deletes
+      // the node itself once it knows its name.
+      return contender.enter().then(
         () => this.pump(),
         (err) => this.enterFailed(contender, err),
-      ),
-    );
+      );
+    });
   }
 
   /** Its session went: the batch queues again; any other error ends its callers' waits. */
@@ -359,7 +367,7 @@ export class WaiterQueue {
     if (error) waiter.reject(error);
     else waiter.resolve(null);
     if (node && !this.holding.has(node) && !this.waiters.some((w) => w.contender === node)) {
-      void this.track(node.remove());
+      void this.track(() => node.remove());
     }
     this.pump();
     this.checkIdle();
@@ -389,7 +397,7 @@ export class WaiterQueue {
     }
     // Callers of its batch that cannot be served on this node (lost, generations used up) requeue.
     for (const w of this.waiters) if (w.contender === node) w.contender = undefined;
-    const deletion = this.track(this.retire(node, lock));
+    const deletion = this.track(() => this.retire(node, lock));
     this.pump(); // callers waiting for a node of their own can have one now
     return deletion;
   }
@@ -414,9 +422,9 @@ export class WaiterQueue {
   }
 
   /** Counts a node request under way until `work` settles: the one place `pending` moves. */
-  private track<T>(work: Promise<T>): Promise<T> {
+  private track<T>(work: () => Promise<T>): Promise<T> {
     this.pending++;
-    return work.finally(() => {
+    return work().finally(() => {
       this.pending--;
       this.checkIdle();
     });
