@@ -2,8 +2,9 @@
  * Issue #23 §2: a service with `@LeaderElection` and leadership hooks unit-tested with
  * `ZkLockTestingModule.forRoot()`, no ZooKeeper server: the instance leads alone, a test that
  * expires the sessions sees leadership lost (hook, signal) and taken again with a greater token.
+ * Without any ZkLockModule the bootstrap fails, naming the method.
  */
-import { Injectable } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import {
   LeaderElection,
@@ -68,5 +69,17 @@ describe('ZkLockTestingModule.forRoot(): leader election without ZooKeeper', () 
     expect(first.signal.aborted).toBe(true);
     await waitFor(() => relay.granted.length === 2, 'leadership again');
     expect(relay.granted[1].fencingToken).toBeGreaterThan(first.fencingToken);
+  });
+});
+
+describe('@LeaderElection without ZkLockModule', () => {
+  it('fails app.init() naming the decorated method and what to import', async () => {
+    @Module({ providers: [Relay] })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    await expect(async () => moduleRef.init()).rejects.toThrow(
+      '@LeaderElection on Relay.relay: this application has no ZkLockModule. Import',
+    );
+    await moduleRef.close().catch(() => undefined); // close() rethrows the failed init
   });
 });

@@ -1,9 +1,20 @@
 import { validateLockPath } from '../../core/paths';
 import { copyMethodMetadata } from './distributed-lock.copy-metadata';
-import { injectLeaderElections, leaderElectionsOf } from '../runtime/leader-election.injection';
+import { checkModuleAtBootstrap } from '../runtime/distributed-lock.bootstrap-check';
+import {
+  injectedLeaderElections,
+  injectLeaderElections,
+  leaderElectionsOf,
+} from '../runtime/leader-election.injection';
 import { recordElectionPath, recordLeadershipHook } from './leader-election.metadata';
 
 type AnyMethod = (...args: any[]) => unknown;
+
+/** An application without ZkLockModule fails its bootstrap naming the method (not each call). */
+const ELECTIONS = {
+  decorator: '@LeaderElection',
+  injected: (instance: object) => !!injectedLeaderElections(instance),
+};
 
 /**
  * Runs the method only while this instance leads the election on `path`
@@ -23,6 +34,7 @@ export function LeaderElection(path: string): MethodDecorator {
     }
     recordElectionPath(owner, path);
     injectLeaderElections(owner.prototype);
+    checkModuleAtBootstrap(owner.prototype, where, owner.name, ELECTIONS);
     const wrapper = function (this: unknown, ...args: unknown[]): unknown {
       if (!leaderElectionsOf(this, where, owner.name).isLeader(path)) return undefined;
       return original.apply(this, args);

@@ -2,7 +2,16 @@
 import { ZkLockError } from '../../core/errors';
 import { injectedLockService, lockServiceHint } from './lock-service.injection';
 
-const CHECKED = Symbol('zk-lock:bootstrap-check');
+/** What a decorator needs Nest to have injected, and how to tell (LockService by default). */
+export interface InjectedService {
+  readonly decorator: string;
+  injected(instance: object): boolean;
+}
+
+const LOCK_SERVICE: InjectedService = {
+  decorator: '@DistributedLock',
+  injected: (instance) => !!injectedLockService(instance),
+};
 
 /**
  * Makes the application's bootstrap fail, naming the method, when Nest created an instance of a
@@ -13,15 +22,21 @@ const CHECKED = Symbol('zk-lock:bootstrap-check');
  * `onModuleInit`; a class's own hook still runs after the check. Request-scoped and transient
  * instances get no lifecycle hooks: their first call fails with the same advice.
  */
-export function checkModuleAtBootstrap(prototype: object, where: string, owner: string): void {
+export function checkModuleAtBootstrap(
+  prototype: object,
+  where: string,
+  owner: string,
+  service: InjectedService = LOCK_SERVICE,
+): void {
   const target = prototype as Record<string | symbol, unknown>;
-  if (Object.prototype.hasOwnProperty.call(target, CHECKED)) return;
-  target[CHECKED] = true;
+  const checked = Symbol.for(`zk-lock:bootstrap-check:${service.decorator}`);
+  if (Object.prototype.hasOwnProperty.call(target, checked)) return;
+  target[checked] = true;
   const own = target.onApplicationBootstrap as ((...args: unknown[]) => unknown) | undefined;
   target.onApplicationBootstrap = function (this: object, ...args: unknown[]): unknown {
-    if (!injectedLockService(this)) {
+    if (!service.injected(this)) {
       throw new ZkLockError(
-        `@DistributedLock on ${where}: this application has no ZkLockModule. ` +
+        `${service.decorator} on ${where}: this application has no ZkLockModule. ` +
           lockServiceHint(owner),
       );
     }
