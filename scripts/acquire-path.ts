@@ -12,15 +12,35 @@ import { relative, sep } from 'node:path';
 import ts from 'typescript';
 
 const root = relative(process.cwd(), `${__dirname}/..`) || '.';
-let calls: string[] = [];
+/** One call into a lib/ function: its file and name, and the lib/ files still running below it. */
+interface Call {
+  readonly file: string;
+  readonly fn: string;
+  /** The lib/ files of the functions still running below this one (async frames included). */
+  readonly callers: ReadonlySet<string>;
+  /** The file of the nearest lib/ function below: the one that called this one. */
+  readonly caller: string | undefined;
+}
+let calls: Call[] = [];
 let recording: 'decoration' | 'run' | false = false;
-/** Recorded from the request's first call into lib/nest; timers (the session clock) and the
- * in-memory server's side are not the acquire. */
+
+/**
+ * Recorded from the request's first call into lib/nest; timers (the session clock) and the
+ * in-memory server's side are not the acquire. The stack (async frames included) tells which
+ * files are still running below the call: entering one of them again is the caller going on
+ * after a call returned, not a return to a file already left.
+ */
 (globalThis as Record<string, unknown>).__acquirePath = (where: string) => {
   if (!recording || where.startsWith(`lib${sep}core${sep}testing${sep}`)) return;
   if (recording === 'run' && calls.length === 0 && !where.startsWith(`lib${sep}nest${sep}`)) return;
-  if (/listOnTimeout|processTimers/.test(new Error().stack ?? '')) return;
-  calls.push(where);
+  const stack = new Error().stack ?? '';
+  if (/listOnTimeout|processTimers/.test(stack)) return;
+  const [file, fn] = where.split(' ');
+  const frames = [...stack.matchAll(/\(?(\/[^\s()]+\.ts):\d+:\d+\)?$/gm)]
+    .map((m) => relative(root, m[1]))
+    .filter((f) => f.startsWith(`lib${sep}`));
+  // frames[0] is the function the logpoint is in.
+  calls.push({ file, fn, callers: new Set(frames.slice(1)), caller: frames[1] });
 };
 
 function post<T>(session: Session, method: string, params: object = {}): Promise<T> {
@@ -47,9 +67,9 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
         name = node.name?.text ?? owner;
       const body =
         (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) || undefined;
-      // Not on a super() call: V8 would run it twice.
+      // Not on a super() call: V8 would run it twice. An arrow's expression body: on it.
       const first =
-        body && ts.isBlock(body) ? body.statements.find((st) => !isSuperCall(st)) : undefined;
+        body && ts.isBlock(body) ? body.statements.find((st) => !isSuperCall(st)) : body;
       if (first) {
         const fn = functionName(node, owner);
         const at = source.getLineAndCharacterOfPosition(first.getStart(source));
@@ -151,26 +171,38 @@ async function main(): Promise<void> {
   report(calls, points);
 }
 
-function report(calls: string[], points: number): void {
+/**
+ * Prints the calls file by file, marking each entry into a file already left: `<-` a return to it
+ * (its functions had all finished: a later call into it), `<~` a call back into it from another
+ * file while one of its functions still runs (a callback it passed down); both count. `^` is the
+ * file's own code going on after a call into another file returned: not a return.
+ */
+function report(calls: readonly Call[], points: number): void {
   let previous = '';
-  const left = new Set<string>();
-  const files: string[] = [];
+  const files = new Set<string>();
   let returns = 0;
-  for (const call of calls) {
-    const [file, fn] = call.split(' ');
+  let callbacks = 0;
+  for (const { file, fn, callers, caller } of calls) {
     if (file !== previous) {
-      const back = left.has(file);
-      if (back) returns++;
-      else files.push(file);
-      if (previous) left.add(previous);
+      let mark = '   ';
+      if (files.has(file) && !callers.has(file)) {
+        mark = '<- ';
+        returns++;
+      } else if (files.has(file) && caller !== file) {
+        mark = '<~ ';
+        callbacks++;
+      } else if (files.has(file)) {
+        mark = ' ^ ';
+      }
+      files.add(file);
       previous = file;
-      console.log(`${back ? '<- ' : '   '}${file}`);
+      console.log(`${mark}${file}`);
     }
     console.log(`      ${fn}`);
   }
   console.log(
-    `${calls.length} calls in ${files.length} files, ${returns} returns to a file already left ` +
-      `(${points} logpoints in lib/)`,
+    `${calls.length} calls in ${files.size} files, ${returns + callbacks} returns to a file ` +
+      `already left (${callbacks} of them calls back) (${points} logpoints in lib/)`,
   );
 }
 
