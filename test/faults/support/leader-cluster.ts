@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { scaled } from '../../support/time-scale';
 import { AppInstance, waitUntil } from './app-instance';
 import { FencedRegister, monotonicMs } from './fenced-register';
-import { registerViolations, Tenure, tenureOverlaps, Violation } from './leadership-detector';
+import { registerViolations, Tenure, tenureViolations, Violation } from './leadership-detector';
 
 export interface ClusterOptions {
   connectionString: string;
@@ -133,7 +133,7 @@ export class LeaderCluster {
   violations(): Violation[] {
     return [
       ...registerViolations(this.register.log),
-      ...tenureOverlaps(this.tenures(), monotonicMs()),
+      ...tenureViolations(this.tenures(), monotonicMs()),
     ];
   }
 

@@ -1,5 +1,5 @@
 import { FencedRegister, RegisterWrite } from './fenced-register';
-import { ofKind, registerViolations, tenureOverlaps } from './leadership-detector';
+import { ofKind, registerViolations, tenureViolations } from './leadership-detector';
 
 const write = (participant: string, token: bigint, believedLeader = true): RegisterWrite => ({
   participant,
@@ -53,10 +53,10 @@ describe('the leadership detector', () => {
 
   it('flags tenures of two participants that overlap in time, not ones that follow each other', () => {
     const a = { participant: 'a', token: 1n, from: 0, to: 10 };
-    expect(tenureOverlaps([a, { participant: 'b', token: 2n, from: 10 }], 20)).toEqual([]);
-    expect(tenureOverlaps([a, { participant: 'b', token: 2n, from: 9 }], 20)).toHaveLength(1);
+    expect(tenureViolations([a, { participant: 'b', token: 2n, from: 10 }], 20)).toEqual([]);
+    expect(tenureViolations([a, { participant: 'b', token: 2n, from: 9 }], 20)).toHaveLength(1);
     expect(
-      tenureOverlaps(
+      tenureViolations(
         [
           { ...a, to: undefined },
           { participant: 'b', token: 2n, from: 15 },
@@ -64,5 +64,11 @@ describe('the leadership detector', () => {
         20,
       ),
     ).toHaveLength(1);
+  });
+
+  it('flags a leader granted a token not above the one granted before it', () => {
+    const a = { participant: 'a', token: 7n, from: 0, to: 10 };
+    const found = tenureViolations([a, { participant: 'b', token: 7n, from: 11 }], 20);
+    expect(found.map((v) => v.kind)).toEqual(['token-not-greater']);
   });
 });

@@ -15,13 +15,19 @@
  *   not aborted): another participant led meanwhile. Only a paused leader may do this, with the
  *   writes it sends on waking before its signal aborts; the scenario that pauses one allows them
  *   for that participant, every other scenario allows none.
- * On the instances' reports, `overlap`: two participants' tenures (granted until the signal
- * aborted, the hook said revoked, or the process died) overlapping in time.
+ * On the instances' reports of their tenures (granted until the signal aborted, the hook said
+ * revoked, or the process died): `overlap`, two participants' tenures overlapping in time;
+ * `token-not-greater`, a tenure granted with a token not above the one granted before it.
  */
 import { RegisterEntry } from './fenced-register';
 
 export type ViolationKind =
-  'token-went-down' | 'token-shared' | 'interleaved' | 'stale-believer' | 'overlap';
+  | 'token-went-down'
+  | 'token-shared'
+  | 'interleaved'
+  | 'stale-believer'
+  | 'overlap'
+  | 'token-not-greater';
 
 export interface Violation {
   kind: ViolationKind;
@@ -88,10 +94,18 @@ export function registerViolations(log: readonly RegisterEntry[]): Violation[] {
   return found;
 }
 
-export function tenureOverlaps(tenures: readonly Tenure[], now: number): Violation[] {
+export function tenureViolations(tenures: readonly Tenure[], now: number): Violation[] {
   const found: Violation[] = [];
   const sorted = [...tenures].sort((a, b) => a.from - b.from);
   for (let i = 0; i < sorted.length; i++) {
+    const [before, tenure] = [sorted[i - 1], sorted[i]];
+    if (before && tenure.token <= before.token) {
+      found.push({
+        kind: 'token-not-greater',
+        participant: tenure.participant,
+        detail: `${tenure.participant} granted token ${tenure.token} after ${before.participant}'s ${before.token}`,
+      });
+    }
     for (let j = i + 1; j < sorted.length; j++) {
       const [a, b] = [sorted[i], sorted[j]];
       if (a.participant === b.participant) continue;
