@@ -1,3 +1,4 @@
+// Owns @LeaderElection and the leadership hooks: a method that runs only on the leader.
 import { validateLockPath } from '../../core/paths';
 import { copyMethodMetadata } from './distributed-lock.copy-metadata';
 import { checkModuleAtBootstrap } from '../runtime/distributed-lock.bootstrap-check';

@@ -1,3 +1,4 @@
+// Owns the keys of what the leader-election decorators record, and their accessors.
 /** Metadata on a class with `@LeaderElection` methods or leadership hooks: the election paths. */
 export const LEADER_ELECTION_CLASS_METADATA = 'zk-lock:leader-election-class';
 /** Metadata on a hook method: `{ event, path }[]` (one method may hook several elections). */

@@ -29,8 +29,8 @@ export const ROUTE_HANDLER_WAIT_MS = 30_000;
 export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): AnyMethod {
   const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     try {
-      const handler = handlerCalls.getStore();
-      const request = handler?.handler === wrapper ? handler.request : undefined;
+      const current = handlerCalls.getStore();
+      const request = current?.handler === wrapper ? current.request : undefined;
       const locks = lockServiceOf(this, spec.where, spec.owner);
       const path = resolveMethodPath(spec, args, request);
       const waitTimeoutMs =
@@ -38,7 +38,7 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
         locks.defaultWaitTimeoutMs ??
         (request ? ROUTE_HANDLER_WAIT_MS : undefined);
       const handlerCall = request !== undefined;
-      const call = {
+      return holdCall({
         spec,
         locks,
         path,
@@ -47,8 +47,7 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
         self: this,
         args,
         handlerCall,
-      };
-      return holdCall(call);
+      });
     } catch (err) {
       return Promise.reject(err);
     }

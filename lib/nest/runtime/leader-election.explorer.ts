@@ -1,3 +1,4 @@
+// Owns the bootstrap walk that registers leadership hooks and joins the elections.
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { electionPathsOf, hooksOf } from '../decorators/leader-election.metadata';

@@ -1,3 +1,4 @@
+// Owns how a @LeaderElection method reaches its LeaderElectionService: an injected property.
 import { Inject, Optional } from '@nestjs/common';
 import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { ZkLockError } from '../../core/errors';

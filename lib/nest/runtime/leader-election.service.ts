@@ -1,3 +1,4 @@
+// Owns LeaderElectionService: the application's elections, their leaders and their health.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { hostname } from 'node:os';
 import type { Leadership, LeadershipEnd, Participant } from '../../core/recipes/election-types';
