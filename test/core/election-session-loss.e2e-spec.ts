@@ -3,9 +3,11 @@
  * session timeout (the server frozen with SIGSTOP) is told it may have lost leadership: its
  * signal aborts with LockLostError and 'notLeader' says 'lost'; it does not count as leader while
  * the connection is suspended; once ZooKeeper is back it joins again and leads with a greater
- * token. Runs its own ZooKeeper server, so freezing it affects no other test file.
+ * token. Runs its own ZooKeeper server, so freezing it affects no other test file (and its watch
+ * count is ours alone: elections that closed leave no watch on the server).
  */
 import { LeadershipEnd, LockLostError } from '../../lib';
+import { mntr } from '../support/zookeeper';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
@@ -44,5 +46,27 @@ describe('leadership and the session', () => {
     });
     await election.close();
     expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('leaves no watch on the server once every participant has closed', async () => {
+    const path = `${zk.root}/watches`;
+    const watches = async (): Promise<number> =>
+      (await mntr(zk.server.members[0].clientPort)).zk_watch_count;
+    const before = await watches();
+    const [a, b, c] = await Promise.all([zk.connect(), zk.connect(), zk.connect()]);
+    const ea = a.election(path, { participantId: 'a' });
+    const eb = b.election(path, { participantId: 'b' });
+    const ec = c.election(path, { participantId: 'c' });
+    await ea.whenLeader();
+    await eb.start();
+    await ec.start();
+    expect(await watches()).toBeGreaterThan(before);
+    await ea.stepDown(); // b leads; a waits behind c
+    await eb.whenLeader();
+    await ec.close(); // a waiter leaves: a now waits behind b
+    await eb.close();
+    await ea.whenLeader();
+    await ea.close();
+    await eventually('no watch is left', async () => (await watches()) === before);
   });
 });
