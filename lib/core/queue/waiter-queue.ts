@@ -12,6 +12,7 @@ import { isSessionGone } from '../zookeeper/zk-errors';
 import { Contender, ContenderContext } from './contender';
 import type { GrantPolicy } from './grant-policy';
 import { HeldLock } from './held-lock';
+import { exclusiveCallersAhead, noSessionForTry, waitTimeoutError } from './wait-errors';
 
 /** @internal What the client tells its queues, and how they tell it about holds. */
 export interface QueueContext {
@@ -28,8 +29,8 @@ export interface QueueContext {
   placed?(contender: Contender): void;
 }
 
-/** One local caller waiting for a lock (or trying once). */
-interface Waiter {
+/** @internal One local caller waiting for a lock (or trying once). */
+export interface Waiter {
   readonly tryOnly: boolean;
   /** The node this caller waits on; several callers of one batch share a node. Set here only. */
   contender?: Contender;
@@ -447,44 +448,18 @@ export class WaiterQueue {
   }
 
   private noSessionForTry(): ZooKeeperUnavailableError {
-    const session = this.ctx.connection.current;
-    const what = `a try of lock "${this.displayPath}" (the session is ${session.state}, and a try does not wait for one)`;
-    return new ZooKeeperUnavailableError(session.connectionString, 0, what);
+    return noSessionForTry(this.ctx.connection, this.displayPath);
   }
 
-  /** A busy lock is a LockTimeoutError; a wait spent without a live session is not. */
+  /** The error of a wait that ran out of time (see waitTimeoutError). */
   private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
-    const session = this.ctx.connection.current;
-    // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
-    if (session.state !== 'connected' && !this.ctx.connection.afterStall) {
-      return new ZooKeeperUnavailableError(
-        session.connectionString,
-        waitTimeoutMs,
-        `while waiting for lock "${this.displayPath}" (session ${session.state})`,
-      );
-    }
-    return new LockTimeoutError(this.displayPath, waitTimeoutMs, this.callersAhead(waiter));
-  }
-
-  /**
-   * How many callers, holding or waiting, are ahead of this one (LockTimeoutError's message);
-   * undefined while its place is not known (no node yet, or no listing yet). Exclusive: the
-   * nodes ahead of ours in ZooKeeper, where a node of ours ahead counts as the callers it serves;
-   * plus the callers of our own node ahead of this one (and its holder).
-   */
-  private callersAhead(waiter: Waiter): number | undefined {
     const node = waiter.contender;
-    if (node?.predecessor === undefined) return undefined;
-    if (this.policy.shared) return node.ahead;
-    const before = this.waiters.slice(0, this.waiters.indexOf(waiter));
-    const sameNode = before.filter((w) => w.contender === node).length;
-    const onOwnNodesAhead = before.filter(
-      (w) => w.contender && w.contender !== node && w.contender.sequence < node.sequence,
-    );
-    const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
-    const holderNode = this.holding.keys().next().value as Contender | undefined;
-    if (holderNode && holderNode !== node) ownNodesAhead.add(holderNode); // ahead: it holds
-    const holding = holderNode ? 1 : 0;
-    return node.ahead - ownNodesAhead.size + onOwnNodesAhead.length + sameNode + holding;
+    const ahead =
+      node?.predecessor === undefined
+        ? undefined
+        : this.policy.shared
+          ? node.ahead
+          : exclusiveCallersAhead(this.waiters, waiter, this.holding.keys().next().value);
+    return waitTimeoutError(this.ctx.connection, this.displayPath, waitTimeoutMs, ahead);
   }
 }

@@ -1,0 +1,62 @@
+// What a caller of a WaiterQueue is told when its wait or try ends without the lock.
+import { LockTimeoutError, ZooKeeperUnavailableError } from '../errors';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import type { Contender } from './contender';
+import type { Waiter } from './waiter-queue';
+
+/** @internal A try without a connected session does not wait for one. */
+export function noSessionForTry(
+  connection: ZkConnection,
+  displayPath: string,
+): ZooKeeperUnavailableError {
+  const session = connection.current;
+  const what = `a try of lock "${displayPath}" (the session is ${session.state}, and a try does not wait for one)`;
+  return new ZooKeeperUnavailableError(session.connectionString, 0, what);
+}
+
+/**
+ * @internal
+ * A busy lock is a LockTimeoutError, saying how many callers are `ahead` (undefined: not known);
+ * a wait spent without a live session is a ZooKeeperUnavailableError.
+ */
+export function waitTimeoutError(
+  connection: ZkConnection,
+  displayPath: string,
+  waitTimeoutMs: number,
+  ahead: number | undefined,
+): Error {
+  const session = connection.current;
+  // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
+  if (session.state !== 'connected' && !connection.afterStall) {
+    return new ZooKeeperUnavailableError(
+      session.connectionString,
+      waitTimeoutMs,
+      `while waiting for lock "${displayPath}" (session ${session.state})`,
+    );
+  }
+  return new LockTimeoutError(displayPath, waitTimeoutMs, ahead);
+}
+
+/**
+ * @internal
+ * How many callers, holding or waiting, are ahead of `waiter` (whose node's place is known) in an
+ * exclusive queue: the nodes ahead of its node in ZooKeeper, where a node of ours ahead counts as
+ * the callers it serves; plus the callers of its own node ahead of it, and the holder
+ * (`holderNode`: the node of ours that holds, if any).
+ */
+export function exclusiveCallersAhead(
+  waiters: readonly Waiter[],
+  waiter: Waiter,
+  holderNode: Contender | undefined,
+): number {
+  const node = waiter.contender!;
+  const before = waiters.slice(0, waiters.indexOf(waiter));
+  const sameNode = before.filter((w) => w.contender === node).length;
+  const onOwnNodesAhead = before.filter(
+    (w) => w.contender && w.contender !== node && w.contender.sequence < node.sequence,
+  );
+  const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
+  if (holderNode && holderNode !== node) ownNodesAhead.add(holderNode); // ahead: it holds
+  const holding = holderNode ? 1 : 0;
+  return node.ahead - ownNodesAhead.size + onOwnNodesAhead.length + sameNode + holding;
+}
