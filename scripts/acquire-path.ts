@@ -175,11 +175,35 @@ async function main(): Promise<void> {
  * Prints the calls file by file, marking each entry into a file already left: `<-` a return to it
  * (its functions had all finished: a later call into it), `<~` a call back into it from another
  * file while one of its functions still runs (a callback it passed down); both count. `^` is the
- * file's own code going on after a call into another file returned: not a return.
+ * file's own code going on after a call into another file returned: not a return. Then the main
+ * line: the same walk without its leaf calls (docs/design.md "One acquire, file by file").
  */
 function report(calls: readonly Call[], points: number): void {
+  const all = walk(calls, true);
+  console.log(
+    `Full walk: ${calls.length} calls in ${all.files} files, ${all.returns + all.callbacks} ` +
+      `returns to a file already left (${all.callbacks} of them calls back) (${points} logpoints ` +
+      'in lib/)',
+  );
+  const descending = descendingCalls(calls);
+  const main = walk(descending, false);
+  console.log(
+    'Main line (the files control descends through: the walk above without its leaf calls, the ' +
+      'calls that return without calling into another lib/ file):',
+  );
+  for (const entry of main.order) console.log(entry);
+  console.log(
+    `Main line: ${descending.length} calls in ${main.files} files, ` +
+      `${main.returns + main.callbacks} returns to a file already left ` +
+      `(${main.callbacks} of them calls back); the full walk above is the headline count`,
+  );
+}
+
+/** Walks the calls file by file, counting files and returns; prints them when `print`. */
+function walk(calls: readonly Call[], print: boolean) {
   let previous = '';
   const files = new Set<string>();
+  const order: string[] = [];
   let returns = 0;
   let callbacks = 0;
   for (const { file, fn, callers, caller } of calls) {
@@ -196,14 +220,30 @@ function report(calls: readonly Call[], points: number): void {
       }
       files.add(file);
       previous = file;
-      console.log(`${mark}${file}`);
+      order.push(`${mark}${file}`);
+      if (print) console.log(`${mark}${file}`);
     }
-    console.log(`      ${fn}`);
+    if (print) console.log(`      ${fn}`);
   }
-  console.log(
-    `${calls.length} calls in ${files.size} files, ${returns + callbacks} returns to a file ` +
-      `already left (${callbacks} of them calls back) (${points} logpoints in lib/)`,
-  );
+  return { files: files.size, returns, callbacks, order };
+}
+
+/**
+ * The calls that hand control on into another lib/ file, directly or through a call of their
+ * own file that does: what is left without the leaf calls. A call's caller is the latest call
+ * before it in the file its stack names below it.
+ */
+function descendingCalls(calls: readonly Call[]): Call[] {
+  const parent = calls.map((call, j) => {
+    for (let i = j - 1; i >= 0; i--) if (calls[i].file === call.caller) return i;
+    return -1;
+  });
+  const descends = calls.map(() => false);
+  for (let j = calls.length - 1; j >= 0; j--) {
+    const i = parent[j];
+    if (i >= 0 && (descends[j] || calls[j].file !== calls[i].file)) descends[i] = true;
+  }
+  return calls.filter((_, j) => descends[j]);
 }
 
 main().catch((err) => {

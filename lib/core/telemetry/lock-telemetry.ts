@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventEmitter } from 'node:events';
 import type { Attributes, Meter, ObservableCallback, Tracer } from '@opentelemetry/api';
 import type { LockEvents } from '../types';
@@ -31,6 +32,14 @@ export interface LockTelemetryOptions {
    */
   callTemplate?: () => string | undefined;
 }
+
+/**
+ * @internal The path template of the call locking now, set by its caller before it calls the
+ * client (the NestJS hold runs each `@DistributedLock` call with its spec's template): it travels
+ * down with the call, and the telemetry reads it here, in the caller's async context, without
+ * calling back into the caller's layer. Read before LockTelemetryOptions.callTemplate.
+ */
+export const callTemplates = new AsyncLocalStorage<string>();
 
 type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 
@@ -83,13 +92,14 @@ export class LockTelemetry {
     this.listeners = {
       waiting: (e) => this.activity.change(this.labelOf(e.path), 'waiters', 1),
       waited: (e) => {
-        this.activity.change(this.labelOf(e.path), 'waiters', -1);
+        const label = this.labelOf(e.path); // once for the wait's metrics and its span
+        this.activity.change(label, 'waiters', -1);
         // A single try (waitTimeoutMs: 0, as onBusy 'skip' does) that found the lock taken is
         // 'busy', not a timeout: nobody waited.
         const outcome = isSingleTry(e.error) ? 'busy' : e.outcome;
-        waitTime.record(seconds(e.waitMs), { ...at(e.path), 'zk_lock.outcome': outcome });
-        if (e.outcome === 'busy') skipped.add(1, at(e.path)); // tryAcquire() gave null
-        this.traceWait(api, tracer, e, at(e.path));
+        waitTime.record(seconds(e.waitMs), { ...at(e.path, label), 'zk_lock.outcome': outcome });
+        if (e.outcome === 'busy') skipped.add(1, at(e.path, label)); // tryAcquire() gave null
+        this.traceWait(api, tracer, e, at(e.path, label));
       },
       acquired: (e) => {
         if (e.reentrant) return;
@@ -132,9 +142,12 @@ export class LockTelemetry {
     for (const [gauge, callback] of this.gauges.splice(0)) gauge.removeCallback(callback);
   }
 
-  /** The label of `path`: the caller's template if it is one and matches, else the best match. */
+  /**
+   * The label of `path`: the caller's template (callTemplates, else the callTemplate option) if
+   * it is one of the templates and matches, else the best match.
+   */
   private labelOf(path: string): string {
-    const template = this.callTemplate?.();
+    const template = callTemplates.getStore() ?? this.callTemplate?.();
     return template !== undefined && this.labels.matches(template, path)
       ? template
       : this.labels.labelOf(path);

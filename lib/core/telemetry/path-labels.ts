@@ -22,6 +22,8 @@ interface Matcher {
  */
 export class PathLabels {
   private readonly matchers: Matcher[] = [];
+  /** The same matchers by template: a call's own template is looked up, not searched for. */
+  private readonly byTemplate = new Map<string, Matcher>();
   private readonly cache = new Map<string, string>();
 
   constructor(templates: Iterable<string> = []) {
@@ -30,8 +32,10 @@ export class PathLabels {
 
   /** Adds a template ('/locks/order:<id>'); throws InvalidLockOptionsError if it cannot be one. */
   add(template: string): void {
-    if (this.matchers.some((m) => m.template === template)) return;
-    this.matchers.push(compile(template));
+    if (this.byTemplate.has(template)) return;
+    const matcher = compile(template);
+    this.byTemplate.set(template, matcher);
+    this.matchers.push(matcher);
     this.matchers.sort((a, b) => b.literal - a.literal);
     this.cache.clear();
   }
@@ -42,7 +46,7 @@ export class PathLabels {
 
   /** Whether `path` is one of `template`'s paths (false for a template it was not given). */
   matches(template: string, path: string): boolean {
-    return this.matchers.find((m) => m.template === template)?.pattern.test(path) ?? false;
+    return this.byTemplate.get(template)?.pattern.test(path) ?? false;
   }
 
   labelOf(path: string): string {

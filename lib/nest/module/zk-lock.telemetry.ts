@@ -6,7 +6,6 @@ import { LockTelemetry } from '../../core/telemetry/lock-telemetry';
 import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { hasLockedMethods, lockSpecOf } from '../decorators/distributed-lock.metadata';
-import { currentMetricsTemplate } from '../runtime/distributed-lock.metrics-label';
 import { ZK_LOCK_MODULE_OPTIONS } from './zk-lock.module-definition';
 
 /**
@@ -35,8 +34,10 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     this.telemetry = LockTelemetry.attach(this.client, {
       ...option,
       pathTemplates: [...(option?.pathTemplates ?? []), ...this.decoratorTemplates()],
-      // A decorated call is labelled by its own template, not another matching the same path.
-      callTemplate: currentMetricsTemplate,
+      // A decorated call is labelled by its own template, not another matching the same path:
+      // the hold sets it in the call (callTemplates in lock-telemetry.ts); as before, no
+      // callTemplate option labels the module's other calls.
+      callTemplate: undefined,
     });
   }
 

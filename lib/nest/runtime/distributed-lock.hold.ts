@@ -2,10 +2,10 @@
 import { Logger } from '@nestjs/common';
 import { EMPTY } from 'rxjs';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
+import { callTemplates } from '../../core/telemetry/lock-telemetry';
 import type { AcquireOptions } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
 import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
-import { metricsLabels } from './distributed-lock.metrics-label';
 import type { LockService } from './lock.service';
 
 /** One call of a decorated method, its lock path resolved (distributed-lock.wrapper.ts). */
@@ -41,8 +41,10 @@ type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => P
  */
 export function holdCall(call: LockedCall): Promise<unknown> {
   const template = call.spec.metricsTemplate;
-  // A method with no template (the function form) keeps the label of the call it runs in.
-  return template === undefined ? holdAndRun(call) : metricsLabels.run(template, holdAndRun, call);
+  // The template travels down with the call, to label its lock events (docs/design.md
+  // "Telemetry"); a method with no template (the function form) keeps the label of the call it
+  // runs in.
+  return template === undefined ? holdAndRun(call) : callTemplates.run(template, holdAndRun, call);
 }
 
 /** The straight line of holdCall: acquire or skip, run, hand out, hold on, release. */
