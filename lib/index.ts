@@ -20,7 +20,7 @@ export { DistributedLock } from './nest/decorators/distributed-lock.decorator';
 export type { DistributedLockOptions } from './nest/decorators/distributed-lock.options';
 export { DistributedSemaphore } from './nest/decorators/distributed-semaphore.decorator';
 export type { DistributedSemaphoreOptions } from './nest/decorators/distributed-semaphore.decorator';
-export { DistributedLockInterceptor } from './nest/runtime/distributed-lock.interceptor';
+export { DistributedLockInterceptor } from './nest/runtime/distributed-lock.wrapper';
 export { InjectZkLockClient } from './nest/decorators/inject-zk-lock-client.decorator';
 export { ZK_LOCK_CLIENT } from './nest/module/zk-lock.constants';
 export { ZkLockHealthIndicator } from './nest/module/zk-lock.health';

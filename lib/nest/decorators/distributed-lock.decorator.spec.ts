@@ -1,7 +1,7 @@
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { InvalidLockPathError, ZkLockError } from '../../core/errors';
 import { DistributedLock } from './distributed-lock.decorator';
-import { DistributedLockInterceptor } from '../runtime/distributed-lock.interceptor';
+import { DistributedLockInterceptor } from '../runtime/distributed-lock.wrapper';
 import { lockSpecOf } from './distributed-lock.metadata';
 
 describe('@DistributedLock when applied', () => {

@@ -2,8 +2,7 @@
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { UseInterceptors } from '@nestjs/common';
 import { checkModuleAtBootstrap } from '../runtime/distributed-lock.bootstrap-check';
-import { DistributedLockInterceptor } from '../runtime/distributed-lock.interceptor';
-import { lockedMethod } from '../runtime/distributed-lock.wrapper';
+import { DistributedLockInterceptor, lockedMethod } from '../runtime/distributed-lock.wrapper';
 import { injectLockService } from '../runtime/lock-service.injection';
 import { copyMethodMetadata } from './distributed-lock.copy-metadata';
 import {

@@ -1,7 +1,7 @@
 // Owns the one list of services ZkLockModule and ZkLockTestingModule both provide.
 import { Provider } from '@nestjs/common';
 import { DistributedLockExplorer } from '../runtime/distributed-lock.explorer';
-import { DistributedLockInterceptor } from '../runtime/distributed-lock.interceptor';
+import { DistributedLockInterceptor } from '../runtime/distributed-lock.wrapper';
 import { LockService } from '../runtime/lock.service';
 import { lockErrorProviders } from '../errors/lock-errors.providers';
 import { ZK_LOCK_CLIENT } from './zk-lock.constants';

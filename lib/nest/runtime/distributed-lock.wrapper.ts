@@ -1,8 +1,11 @@
-// Owns the wrapper @DistributedLock puts in place of a method: the one place a lock is taken.
-import type { CallHandler } from '@nestjs/common';
+// Owns a decorated method's call: the wrapper in its place (the one place a lock is taken) and
+// the interceptor that hands it a handler call's request.
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Observable } from 'rxjs';
+import { Observable, catchError, throwError } from 'rxjs';
+import { lockSpecOf } from '../decorators/distributed-lock.metadata';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
+import { toTransportError } from '../errors/lock-errors.transport';
 import { holdCall } from './distributed-lock.hold';
 import { resolveMethodPath, type RequestSources } from './key-template.resolver';
 import { lockServiceOf } from './lock-service.injection';
@@ -56,16 +59,36 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
 }
 
 /**
+ * Applied by `@DistributedLock` to every decorated method; on a handler call it does not lock
+ * (the method's wrapper does, after the pipes): it hands the call's HTTP request to the wrapper
+ * for the template's `<params.x>`, `<query.x>` and `<body.x>`, and maps lock errors to the
+ * transport's answer (lock-errors.transport.ts). The global LockErrorsInterceptor does the same
+ * mapping for every handler, but Nest applies no global enhancer to WebSocket gateways: this
+ * one still does there.
+ */
+@Injectable()
+export class DistributedLockInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const handler = context.getHandler();
+    if (!lockSpecOf(handler)) return next.handle();
+    const type = context.getType();
+    const request = type === 'http' ? context.switchToHttp().getRequest<object>() : undefined;
+    return handleWithRequest(handler, request, next).pipe(
+      catchError((error: unknown) => throwError(() => toTransportError(type, error))),
+    );
+  }
+}
+
+/**
  * The HTTP request of the handler call running now, recorded by DistributedLockInterceptor
- * (distributed-lock.interceptor.ts) for the template's `<params.x>`, `<query.x>`, `<body.x>`.
- * Nest calls the handler with the piped arguments only, so the request travels beside them.
- * Keyed by the handler, so a decorated service called from inside it does not read it; read
- * by the wrapper above, its one reader.
+ * above for the template's `<params.x>`, `<query.x>`, `<body.x>`. Nest calls the handler with
+ * the piped arguments only, so the request travels beside them. Keyed by the handler, so a
+ * decorated service called from inside it does not read it; written and read in this file only.
  */
 const handlerCalls = new AsyncLocalStorage<{ handler: unknown; request?: RequestSources }>();
 
 /** `next.handle()` of a call of `handler`, run with its request (undefined off HTTP). */
-export function handleWithRequest(
+function handleWithRequest(
   handler: unknown,
   request: RequestSources | undefined,
   next: CallHandler,
