@@ -3,11 +3,13 @@ import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import {
   CM_STATES,
+  ConnectionHooks,
   PINNED_CLIENT_VERSION,
   UnsupportedZooKeeperClientError,
   answersRequest,
   assertSupportedClient,
   clientProblems,
+  walkFrames,
 } from './nzc-patch';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -76,5 +78,58 @@ describe('answersRequest', () => {
   it('counts only complete frames', () => {
     expect(answersRequest(frame(7).subarray(0, 10))).toBe(false);
     expect(answersRequest(Buffer.concat([frame(-1), frame(5).subarray(0, 9)]))).toBe(false);
+  });
+});
+
+describe('walkFrames (replies handed to the client one frame at a time)', () => {
+  const frame = (xid: number, body = 12): Buffer => {
+    const buffer = Buffer.alloc(8 + body);
+    buffer.writeInt32BE(4 + body, 0);
+    buffer.writeInt32BE(xid, 4);
+    return buffer;
+  };
+  const setup = (failOn?: number) => {
+    const seen: Buffer[] = [];
+    const calls: string[] = [];
+    const socket = { destroyed: false, destroy: () => void (socket.destroyed = true) };
+    const cm: any = { pendingBuffer: null, socket };
+    const hooks = {
+      answered: () => void calls.push('answered'),
+      undecodable: (f: Buffer) => void calls.push(`undecodable ${f.readInt32BE(4)}`),
+    } as unknown as ConnectionHooks;
+    const onData = (f: Buffer): void => {
+      if (f.readInt32BE(4) === failOn) throw new Error('Unknown code: -125');
+      seen.push(f);
+    };
+    return { cm, hooks, onData, seen, calls, socket };
+  };
+
+  it('hands over each complete frame as a view, keeps a partial one for the next read', () => {
+    const { cm, hooks, onData, seen, calls } = setup();
+    const bytes = Buffer.concat([frame(1), frame(-1), frame(2), frame(3)]);
+    walkFrames(cm, bytes.subarray(0, 65), hooks, onData);
+    expect(seen.map((f) => f.readInt32BE(4))).toEqual([1, -1, 2]);
+    expect(seen[0].buffer).toBe(bytes.buffer); // not copied
+    expect(cm.pendingBuffer).toHaveLength(5);
+    walkFrames(cm, bytes.subarray(65), hooks, onData);
+    expect(seen.map((f) => f.readInt32BE(4))).toEqual([1, -1, 2, 3]);
+    expect(seen.every((f) => f.length === 20)).toBe(true);
+    expect(cm.pendingBuffer).toBeNull();
+    expect(calls).toEqual(['answered', 'answered']);
+  });
+
+  it('drops the socket and the rest on a frame the client cannot decode', () => {
+    const { cm, hooks, onData, seen, calls, socket } = setup(2);
+    walkFrames(cm, Buffer.concat([frame(1), frame(2), frame(3)]), hooks, onData);
+    expect(seen.map((f) => f.readInt32BE(4))).toEqual([1]);
+    expect(calls).toEqual(['answered', 'undecodable 2']);
+    expect(socket.destroyed).toBe(true);
+    expect(cm.pendingBuffer).toBeNull();
+  });
+
+  it('tells no answer for watch notifications alone', () => {
+    const { cm, hooks, onData, calls } = setup();
+    walkFrames(cm, Buffer.concat([frame(-1), frame(-1)]), hooks, onData);
+    expect(calls).toEqual([]);
   });
 });

@@ -24,8 +24,8 @@ export const CM_STATES = {
 } as const;
 
 /**
- * The private methods replaced per instance (name -> arity), with words their source must
- * still contain: the fields and steps the replacements rely on.
+ * The private methods replaced per instance or called (name -> arity), with words their source
+ * must still contain: the fields and steps the patch relies on.
  */
 const REPLACED: Record<string, { arity: number; uses: string[] }> = {
   connect: { arity: 0, uses: ['net.connect(server)', 'connectTimeoutHandler', 'findNextServer'] },
@@ -42,8 +42,25 @@ const REPLACED: Record<string, { arity: number; uses: string[] }> = {
   setState: { arity: 1, uses: ["this.emit('state'"] },
   onSocketConnected: { arity: 0, uses: ['connectRequest.toBuffer()', 'this.socket.write'] },
   onSocketError: { arity: 1, uses: ['connectTimeoutHandler'] },
-  onSocketData: { arity: 1, uses: ['self.pendingBuffer', 'XID_NOTIFICATION', 'Exception.create'] },
+  onSocketData: {
+    arity: 1,
+    uses: [
+      'self.pendingBuffer',
+      'buffer.length === size + 4',
+      'XID_NOTIFICATION',
+      'Exception.create',
+    ],
+  },
   onSocketClosed: { arity: 1, uses: ['cleanupPendingQueue', 'STATES.CLOSED'] },
+  // Called, not replaced: our requests are queued and written like the client's own.
+  queue: { arity: 2, uses: ['this.chrootPath && request.payload', 'this.packetQueue.push'] },
+  onPacketQueueReadable: {
+    arity: 0,
+    uses: ['header.xid = this.xid', 'this.pendingQueue.push(packet)', 'packet.request.toBuffer()'],
+  },
+  registerDataWatcher: { arity: 2, uses: ['registerDataWatcher(path, watcher)'] },
+  registerChildWatcher: { arity: 2, uses: ['registerChildWatcher(path, watcher)'] },
+  registerExistenceWatcher: { arity: 2, uses: ['registerExistenceWatcher(path, watcher)'] },
 };
 
 /** The installed client is not the one this patch was written for: an upgrade fails loudly. */
@@ -149,17 +166,7 @@ export function patchConnectionManager(cm: any, hooks: ConnectionHooks): void {
     onError.call(cm, err);
   };
   const onData = cm.onSocketData;
-  cm.onSocketData = (buffer: Buffer) => {
-    const frames: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, buffer]) : buffer;
-    if (answersRequest(frames)) hooks.answered();
-    try {
-      onData.call(cm, buffer);
-    } catch {
-      cm.pendingBuffer = null;
-      cm.socket?.destroy();
-      hooks.undecodable(frames);
-    }
-  };
+  cm.onSocketData = (chunk: Buffer) => walkFrames(cm, chunk, hooks, onData);
   const connect = cm.connect;
   cm.connect = () => {
     if (hooks.mayConnect()) connect.call(cm);
@@ -177,6 +184,47 @@ export function patchConnectionManager(cm: any, hooks: ConnectionHooks): void {
     setState.call(cm, s);
     if (s === CM_STATES.CONNECTED) hooks.socketConnected();
   };
+}
+
+/**
+ * Hands the client one complete frame at a time, each a view of the bytes read (the client's
+ * own onSocketData copies what follows a frame once per frame: O(n^2) bytes for n replies read
+ * together). Only a partial frame at the end is kept, for the next read.
+ */
+export function walkFrames(
+  cm: any,
+  chunk: Buffer,
+  hooks: ConnectionHooks,
+  onData: (frame: Buffer) => void,
+): void {
+  const data: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, chunk]) : chunk;
+  cm.pendingBuffer = null;
+  if (answersRequest(data)) hooks.answered();
+  const socket = cm.socket;
+  let at = 0;
+  while (data.length - at >= 4) {
+    const end = at + 4 + data.readInt32BE(at);
+    if (end < at + 4) return dropGarbage(cm, socket); // a negative length: not ZooKeeper's
+    if (end > data.length) break;
+    const frame = data.subarray(at, end);
+    at = end;
+    try {
+      onData.call(cm, frame);
+    } catch {
+      cm.pendingBuffer = null;
+      socket?.destroy();
+      hooks.undecodable(frame);
+      return;
+    }
+    // The client dropped the connection (a reply out of order): the rest belongs to no request.
+    if (cm.socket !== socket || socket?.destroyed) return void (cm.pendingBuffer = null);
+  }
+  cm.pendingBuffer = at < data.length ? data.subarray(at) : null;
+}
+
+function dropGarbage(cm: any, socket: any): void {
+  cm.pendingBuffer = null;
+  socket?.destroy();
 }
 
 /**
@@ -201,6 +249,42 @@ function findNextServer(cm: any, hooks: ConnectionHooks, cb: (server: unknown) =
     cm.serverAttempts += 1;
     process.nextTick(next);
   }
+}
+
+/** The client's own path check (an AssertionError, thrown synchronously, as its methods do). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const validatePath: (path: string) => void = require('node-zookeeper-client/lib/Path.js').validate;
+
+/**
+ * Queues a request of ours on the connection manager, in order with the client's own, as the
+ * client's methods do (same path check, no retry wrapper: the engine retries itself), encoded
+ * by `encode` (jute-requests.ts) when it is written, with its xid and the path under the chroot.
+ * `done` gets the client's reply: an error, or a Response whose payload the client decoded.
+ */
+export function queueRequest(
+  cm: any,
+  type: number,
+  path: string,
+  encode: (xid: number, fullPath: string) => Buffer,
+  done: (err: any, response: any) => void,
+): void {
+  validatePath(path);
+  const chroot: string | undefined = cm.chrootPath;
+  const fullPath = !chroot ? path : path === '/' ? chroot : chroot + path;
+  const header = { xid: 0, type };
+  cm.queue({ header, payload: null, toBuffer: () => encode(header.xid, fullPath) }, done);
+}
+
+/** Registers a watcher the way the client does once a request that set the watch succeeded. */
+export function registerWatcher(
+  cm: any,
+  kind: 'data' | 'child' | 'existence',
+  path: string,
+  watcher: unknown,
+): void {
+  if (kind === 'data') cm.registerDataWatcher(path, watcher);
+  else if (kind === 'child') cm.registerChildWatcher(path, watcher);
+  else cm.registerExistenceWatcher(path, watcher);
 }
 
 /** Whether the connection manager has a session's connection up right now. */

@@ -1,4 +1,5 @@
 /** Owns one ZooKeeper session's API: requests, watches, liveness and state, composed. */
+import { AssertionError } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import { connect as tlsConnect } from 'node:tls';
 import * as zookeeper from './zk-client';
@@ -18,7 +19,10 @@ import {
   endConnectionManager,
   isConnected,
   patchConnectionManager,
+  queueRequest,
+  registerWatcher,
 } from './nzc-patch';
+import { AclEntry, OP, encodeCreate, encodeDelete, encodePathWatch } from './jute-requests';
 
 export type { SessionState } from './session-lifecycle';
 
@@ -26,6 +30,17 @@ export type { SessionState } from './session-lifecycle';
 const AUTH_REFUSED =
   "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
   'fix them and connect a new client';
+
+/** node-zookeeper-client's limit on a node's data, checked as its create does. */
+const DATA_SIZE_LIMIT = 1048576;
+
+function assertDataSize(data: Buffer | null): void {
+  if (data && data.length > DATA_SIZE_LIMIT) {
+    throw new AssertionError({
+      message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
+    });
+  }
+}
 
 export interface ZkSessionOptions {
   connectionString: string;
@@ -261,9 +276,16 @@ export class ZkSession extends EventEmitter {
   // ---- requests -------------------------------------------------------------------------
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
-    return this.requests.call('create', path, (cb) =>
-      this.client.create(path, data, this.credentials.aclList, mode, cb),
-    );
+    const acl = this.credentials.aclList as AclEntry[];
+    return this.requests.call('create', path, (cb) => {
+      assertDataSize(data);
+      this.send(
+        OP.CREATE,
+        path,
+        (xid, p) => encodeCreate(xid, p, data, acl, mode),
+        (err, r) => cb(err, err ? undefined : r.payload.path),
+      );
+    });
   }
 
   /** Writes `data` to `path` if the node is still at `version` (BAD_VERSION otherwise). */
@@ -275,14 +297,24 @@ export class ZkSession extends EventEmitter {
 
   /** Deletes `path`; with a `version`, only if the node is still at that version. */
   remove(path: string, version = -1): Promise<void> {
-    return this.requests.call('delete', path, (cb) => this.client.remove(path, version, cb));
+    return this.requests.call('delete', path, (cb) =>
+      this.send(
+        OP.DELETE,
+        path,
+        (xid, p) => encodeDelete(xid, p, version),
+        (err) => cb(err),
+      ),
+    );
   }
 
   async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
-    const [children, stat] = await this.requests.call<[string[], zookeeper.Stat]>(
-      'getChildren',
-      path,
-      (cb) => this.client.getChildren(path, watcher, (err, c, s) => cb(err, [c, s])),
+    const { children, stat } = await this.requests.call<{
+      children: string[];
+      stat: zookeeper.Stat;
+    }>('getChildren', path, (cb) =>
+      this.read(OP.GET_CHILDREN2, 'child', path, watcher, (err, r: any) =>
+        cb(err, r && { children: r.children, stat: r.stat }),
+      ),
     );
     return {
       children,
@@ -305,7 +337,10 @@ export class ZkSession extends EventEmitter {
     const reply = this.requests.call<{ data: Buffer | null; stat: zookeeper.Stat }>(
       'getData',
       path,
-      (cb) => this.client.getData(path, dispatcher, (err, data, stat) => cb(err, { data, stat })),
+      (cb) =>
+        this.read(OP.GET_DATA, 'data', path, dispatcher, (err, r: any) =>
+          cb(err, r && { data: r.data, stat: r.stat }),
+        ),
     );
     // No watch is set when the request fails: the next watcher must register again.
     if (dispatcher) reply.catch(() => this.watches.notSet(path, dispatcher));
@@ -330,6 +365,37 @@ export class ZkSession extends EventEmitter {
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
     return this.lifecycle.close(graceMs);
+  }
+
+  /** A request encoded by jute-requests.ts, queued like the client's own (nzc-patch.ts). */
+  private send(
+    type: number,
+    path: string,
+    encode: (xid: number, fullPath: string) => Buffer,
+    done: (err: any, response: any) => void,
+  ): void {
+    queueRequest(this.client.connectionManager, type, path, encode, done);
+  }
+
+  /** getChildren2 or getData: the decoded payload; a watcher registered once it succeeded. */
+  private read<T>(
+    type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA,
+    kind: 'child' | 'data',
+    path: string,
+    watcher: zookeeper.Watcher | undefined,
+    cb: (err: any, value: T) => void,
+  ): void {
+    const cm = this.client.connectionManager;
+    this.send(
+      type,
+      path,
+      (xid, p) => encodePathWatch(xid, type, p, !!watcher),
+      (err, r) => {
+        if (err) return cb(err, undefined as T);
+        if (watcher) registerWatcher(cm, kind, path, watcher);
+        cb(null, r.payload);
+      },
+    );
   }
 
   private goneError(op: string, path: string): ZkRequestError {

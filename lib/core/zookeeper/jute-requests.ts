@@ -1,0 +1,128 @@
+/** Owns our jute encoding of the requests the engine sends: one Buffer each, no records. */
+
+/** ZooKeeper's op codes (org.apache.zookeeper.ZooDefs.OpCode) of the requests encoded here. */
+export const OP = {
+  CREATE: 1,
+  DELETE: 2,
+  EXISTS: 3,
+  GET_DATA: 4,
+  SET_DATA: 5,
+  CHECK: 13,
+  GET_CHILDREN2: 12,
+  MULTI: 14,
+} as const;
+
+/** An ACL entry as node-zookeeper-client's ACL objects carry it. */
+export interface AclEntry {
+  permission: number;
+  id: { scheme: string; id: string };
+}
+
+/** One operation of a multi (ZooKeeper's transaction). */
+export type MultiOp =
+  | {
+      type: typeof OP.CREATE;
+      path: string;
+      data: Buffer | null;
+      acl: readonly AclEntry[];
+      flags: number;
+    }
+  | { type: typeof OP.DELETE; path: string; version: number }
+  | { type: typeof OP.SET_DATA; path: string; data: Buffer | null; version: number }
+  | { type: typeof OP.CHECK; path: string; version: number };
+
+const stringSize = (value: string): number => 4 + Buffer.byteLength(value);
+const bufferSize = (value: Buffer | null): number => 4 + (value ? value.length : 0);
+const aclSize = (acl: readonly AclEntry[]): number =>
+  acl.reduce((size, a) => size + 4 + stringSize(a.id.scheme) + stringSize(a.id.id), 4);
+
+/** Writes jute fields one after the other into a frame sized in advance. */
+class Frame {
+  readonly buffer: Buffer;
+  private at = 0;
+
+  /** A frame for a request of `bodySize` bytes: length, then the header (xid, type). */
+  constructor(bodySize: number, xid: number, type: number) {
+    this.buffer = Buffer.allocUnsafe(4 + 8 + bodySize);
+    this.int(8 + bodySize)
+      .int(xid)
+      .int(type);
+  }
+
+  int(value: number): this {
+    this.buffer.writeInt32BE(value, this.at);
+    this.at += 4;
+    return this;
+  }
+
+  bool(value: boolean): this {
+    this.buffer[this.at++] = value ? 1 : 0;
+    return this;
+  }
+
+  string(value: string): this {
+    const length = this.buffer.write(value, this.at + 4, 'utf8');
+    this.int(length);
+    this.at += length;
+    return this;
+  }
+
+  bytes(value: Buffer | null): this {
+    if (!value) return this.int(-1);
+    this.int(value.length);
+    this.at += value.copy(this.buffer, this.at);
+    return this;
+  }
+
+  acl(acl: readonly AclEntry[]): this {
+    this.int(acl.length);
+    for (const a of acl) this.int(a.permission).string(a.id.scheme).string(a.id.id);
+    return this;
+  }
+}
+
+export function encodeCreate(
+  xid: number,
+  path: string,
+  data: Buffer | null,
+  acl: readonly AclEntry[],
+  flags: number,
+): Buffer {
+  const size = stringSize(path) + bufferSize(data) + aclSize(acl) + 4;
+  return new Frame(size, xid, OP.CREATE).string(path).bytes(data).acl(acl).int(flags).buffer;
+}
+
+export function encodeDelete(xid: number, path: string, version: number): Buffer {
+  return new Frame(stringSize(path) + 4, xid, OP.DELETE).string(path).int(version).buffer;
+}
+
+/** getChildren2, getData and exists: a path and whether to leave a watch. */
+export function encodePathWatch(
+  xid: number,
+  type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA | typeof OP.EXISTS,
+  path: string,
+  watch: boolean,
+): Buffer {
+  return new Frame(stringSize(path) + 1, xid, type).string(path).bool(watch).buffer;
+}
+
+/** A multi: each op behind a MultiHeader (type, done false, err -1), then the closing header. */
+export function encodeMulti(xid: number, ops: readonly MultiOp[]): Buffer {
+  let size = 9;
+  for (const op of ops) size += 9 + opSize(op);
+  const frame = new Frame(size, xid, OP.MULTI);
+  for (const op of ops) {
+    frame.int(op.type).bool(false).int(-1).string(op.path);
+    if (op.type === OP.CREATE) frame.bytes(op.data).acl(op.acl).int(op.flags);
+    else if (op.type === OP.SET_DATA) frame.bytes(op.data).int(op.version);
+    else frame.int(op.version);
+  }
+  return frame.int(-1).bool(true).int(-1).buffer;
+}
+
+function opSize(op: MultiOp): number {
+  const path = stringSize(op.path);
+  if (op.type === OP.CREATE) return path + bufferSize(op.data) + aclSize(op.acl) + 4;
+  if (op.type === OP.SET_DATA) return path + bufferSize(op.data) + 4;
+  return path + 4;
+}
