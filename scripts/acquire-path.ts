@@ -2,9 +2,9 @@
  * One acquire, measured: a `@DistributedLock('/locks/order:<id>')` route handler called over
  * HTTP, on the in-memory ZooKeeper (the same client, socket and wire protocol as a real server).
  * Every function of `lib/` gets a logpoint (an inspector breakpoint whose condition records the
- * call and never pauses); the calls from the request to node-zookeeper-client's `create` of the
- * contender node are printed in order, file by file, with the count of files and of returns to
- * a file already left (docs/design.md "One acquire, file by file").
+ * call and never pauses); the calls from the request to the write of the contender node's
+ * `create` on the socket to ZooKeeper are printed in order, file by file, with the count of files
+ * and of returns to a file already left (docs/design.md "One acquire, file by file").
  */
 import 'reflect-metadata';
 import { Session } from 'node:inspector';
@@ -117,14 +117,17 @@ async function main(): Promise<void> {
   const { NestFactory } = await import('@nestjs/core');
   const { DistributedLock, ZkLockModule } = await import('../lib');
   const { InMemoryZooKeeper } = await import('../lib/testing');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const zookeeper = require('node-zookeeper-client');
-  const client = Object.getPrototypeOf(zookeeper.createClient('127.0.0.1:1'));
-  const create = client.create;
-  client.create = function (this: unknown, path: string, ...rest: unknown[]) {
-    if (recording && path.includes('order:42/')) recording = false;
-    return create.call(this, path, ...rest);
-  };
+  // The walk ends where the create leaves the process: the first socket write that carries the
+  // contender node's path (however the request was encoded).
+  const { Socket } = await import('node:net');
+  const write = Socket.prototype.write as (this: Socket, ...args: unknown[]) => boolean;
+  Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+    const chunk = args[0];
+    if (recording && Buffer.isBuffer(chunk) && chunk.includes('/locks/order:42/_c_')) {
+      recording = false;
+    }
+    return write.apply(this, args);
+  } as typeof Socket.prototype.write;
 
   const session = new Session();
   session.connect();
