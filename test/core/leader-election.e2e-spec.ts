@@ -100,7 +100,13 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     await eb.stepDown(); // and back
     const third = await ea.whenLeader();
     expect(third.fencingToken).toBeGreaterThan(second.fencingToken);
-    expect(await ea.stepDown().then(() => eb.stepDown())).toBeUndefined(); // b does not lead: no-op
+    await ea.stepDown(); // a gives up again: b leads, a waits behind it
+    const fourth = await eb.whenLeader();
+    expect(fourth.fencingToken).toBeGreaterThan(third.fencingToken);
+    await ea.stepDown(); // a does not lead: a no-op, b keeps leading
+    expect(fourth.signal.aborted).toBe(false);
+    expect(eb.leadership).toBe(fourth);
+    expect((await ea.getParticipants()).map((p) => p.id)).toEqual(['b', 'a']);
     await Promise.all([ea.close(), eb.close()]);
   });
 

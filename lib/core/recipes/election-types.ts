@@ -32,7 +32,11 @@ export interface Participant {
 /** Why leadership ended: stepDown(), the loss of our node or session, or close(). */
 export interface LeadershipEnd {
   readonly reason: 'stepped-down' | 'lost' | 'closed';
-  /** The LockLostError of a loss. */
+  /**
+   * The LockLostError of a loss; or, with reason 'lost', the error (e.g.
+   * ZooKeeperUnavailableError) that kept this participant from joining again after a loss or a
+   * step-down: it keeps trying until it is back in line or closed.
+   */
   readonly error?: Error;
 }
 

@@ -23,8 +23,12 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { documentedError } from './acquire-error';
 import { latchQueue } from './latch-queue';
 
-/** How long a participant whose node could not be created again waits before it tries anew. */
+/**
+ * How long a participant whose node could not be created again (ZooKeeper unavailable) waits
+ * before it tries anew: doubled after each failure up to the cap, reset once it is back in line.
+ */
 const REJOIN_DELAY_MS = 1_000;
+const MAX_REJOIN_DELAY_MS = 8_000;
 
 /** What an election needs from the client that made it. */
 export interface ElectionHost {
@@ -57,6 +61,11 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private current: Leadership | null = null;
   private readonly leaderWaiters = new Set<LeaderWaiter>();
   private rejoinTimer?: NodeJS.Timeout;
+  private rejoinDelayMs = REJOIN_DELAY_MS;
+  /** Whether a node of ours has had its place in line: from then on a failed join is retried. */
+  private everJoined = false;
+  /** Whether the failure to join again was told ('notLeader'), once until we are back in line. */
+  private toldOutOfLine = false;
   private closing?: Promise<void>;
 
   /** @internal made by ZkLockClient.election() */
@@ -101,7 +110,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   /**
    * Resolves with the leadership once this participant leads (joining first if needed).
    * Rejects with LeadershipTimeoutError after `waitTimeoutMs`, LockAbortedError when `signal`
-   * aborts, ClientClosedError when the election is closed; the participant stays in line.
+   * aborts, ElectionClosedError when the election is closed; the participant stays in line.
    */
   async whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
     checkWaitTimeout(this.path, options);
@@ -138,7 +147,8 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   /**
    * Gives leadership up and joins again at the back of the line: the signal aborts, our node is
    * deleted (the next participant leads on that notification), then a new node is created.
-   * Nothing happens when this participant does not lead.
+   * Nothing happens when this participant does not lead. Rejects when the new node cannot be
+   * created (e.g. ZooKeeperUnavailableError); the participant keeps trying to join again.
    */
   async stepDown(): Promise<void> {
     const lock = this.held;
@@ -220,6 +230,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   private joined(node: Contender): void {
     this.node = node;
+    this.backInLine();
     const joining = this.joining;
     this.joining = undefined;
     joining?.resolve();
@@ -229,6 +240,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     if (this.wait === wait) this.wait = undefined;
     if (this.closing) return void lock.end();
     this.held = lock;
+    this.backInLine();
     this.current = {
       path: this.path,
       participantId: this.participantId,
@@ -248,12 +260,29 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     if (this.closing || wait.signal.aborted) return;
     const joining = this.joining;
     this.joining = undefined;
-    if (joining) return joining.reject(err);
-    // A node of ours could not be created again (after a loss or a step-down): try again later.
+    joining?.reject(err); // start() or stepDown() fails with it
+    // The first join failed: start() rejects and may be called again.
+    if (!this.everJoined) return;
+    // Out of line (after a loss or a step-down, ZooKeeper unavailable): tell once, and keep
+    // trying until a node of ours is back in line or the election is closed.
+    if (!this.toldOutOfLine) {
+      this.toldOutOfLine = true;
+      this.emit('notLeader', { reason: 'lost', error: err });
+    }
+    const delay = this.rejoinDelayMs;
+    this.rejoinDelayMs = Math.min(delay * 2, MAX_REJOIN_DELAY_MS);
+    clearTimeout(this.rejoinTimer);
     this.rejoinTimer = setTimeout(() => {
       this.rejoinTimer = undefined;
-      if (!this.closing) this.join().catch(() => undefined);
-    }, REJOIN_DELAY_MS);
+      if (!this.closing) this.join().catch(() => undefined); // a failure schedules the next try
+    }, delay);
+  }
+
+  /** A node of ours has its place in line: a later failure to join again is retried and told. */
+  private backInLine(): void {
+    this.everJoined = true;
+    this.toldOutOfLine = false;
+    this.rejoinDelayMs = REJOIN_DELAY_MS;
   }
 
   /** Our leadership was lost (session, node deleted): tell, then join again with a new node. */

@@ -1,0 +1,104 @@
+/**
+ * A ZooKeeper outage longer than the session timeout plus two connect timeouts: every
+ * participant's session is lost by our clock, and its attempts to create a node again fail with
+ * ZooKeeperUnavailableError (no session within connectTimeoutMs). Once ZooKeeper is back, every
+ * participant that is started and not closed must be back in the election, and the failure must
+ * have been told ('notLeader' with reason 'lost' and the error). Runs its own ZooKeeper server,
+ * frozen with SIGSTOP, so no other test file is affected.
+ */
+import { LeadershipEnd, ZooKeeperUnavailableError } from '../../lib';
+import { useOwnServer } from './support/own-server';
+import { eventually, ZkAdmin } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
+
+const SESSION_MS = scaled(2_000);
+const CONNECT_MS = scaled(1_000);
+/** Past the loss, a failed re-join and a failed retry 1 s later (the old code gave up there). */
+const OUTAGE_MS = SESSION_MS + 3 * CONNECT_MS + scaled(3_000);
+
+describe('leader election through a long ZooKeeper outage', () => {
+  const zk = useOwnServer('election-outage', { sessionTimeoutMs: SESSION_MS });
+
+  /** The admin's session may not outlive an outage this long: a new one. */
+  const reconnectAdmin = async (): Promise<void> => {
+    zk.admin.close();
+    zk.admin = await ZkAdmin.connect(zk.server.connectionString);
+  };
+
+  it('brings every participant back in the election once ZooKeeper is back', async () => {
+    const path = `${zk.root}/all`;
+    const ids = ['a', 'b', 'c'];
+    const clients = await Promise.all(ids.map(() => zk.connect({ connectTimeoutMs: CONNECT_MS })));
+    const elections = clients.map((client, i) => client.election(path, { participantId: ids[i] }));
+    const ends: LeadershipEnd[][] = elections.map(() => []);
+    elections.forEach((e, i) => e.on('notLeader', (end) => ends[i].push(end)));
+    await elections[0].whenLeader();
+    await elections[1].start();
+    await elections[2].start();
+
+    const start = Date.now();
+    await zk.freezeServerUntil(
+      'the outage lasts past the re-join attempts',
+      () => Date.now() - start > OUTAGE_MS,
+      OUTAGE_MS * 2,
+    );
+    await reconnectAdmin();
+
+    await eventually(
+      'every participant is back in the election and one of them leads',
+      async () => {
+        const participants = await elections[0].getParticipants().catch(() => []);
+        const back = participants.map((p) => p.id).sort();
+        return back.join() === ids.join() && elections.some((e) => e.isLeader);
+      },
+      scaled(60_000),
+    );
+    // The failed re-joins were told, with the error.
+    for (const told of ends) {
+      expect(told).toContainEqual({
+        reason: 'lost',
+        error: expect.any(ZooKeeperUnavailableError),
+      });
+    }
+    await Promise.all(elections.map((e) => e.close()));
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('stepDown() during an outage rejects with the error and the participant joins again', async () => {
+    const path = `${zk.root}/step-down`;
+    const client = await zk.connect({ connectTimeoutMs: CONNECT_MS });
+    const other = await zk.connect({ connectTimeoutMs: CONNECT_MS });
+    const ea = client.election(path, { participantId: 'a' });
+    const eb = other.election(path, { participantId: 'b' });
+    await ea.whenLeader();
+    await eb.start();
+    let stepDown: Promise<unknown> | undefined;
+    const start = Date.now();
+    await zk.freezeServerUntil(
+      'the outage lasts past the step-down and the re-join attempts',
+      () => {
+        stepDown ??= ea.stepDown().then(
+          () => 'resolved',
+          (err: unknown) => err,
+        );
+        return Date.now() - start > OUTAGE_MS;
+      },
+      OUTAGE_MS * 2,
+    );
+    const outcome = await stepDown;
+    expect(outcome, `stepDown() gave ${String(outcome)}`).toBeInstanceOf(ZooKeeperUnavailableError);
+    await reconnectAdmin();
+
+    await eventually(
+      'both participants are back in the election and one of them leads',
+      async () => {
+        const participants = await eb.getParticipants().catch(() => []);
+        const back = participants.map((p) => p.id).sort();
+        return back.join() === 'a,b' && (ea.isLeader || eb.isLeader);
+      },
+      scaled(60_000),
+    );
+    await Promise.all([ea.close(), eb.close()]);
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+});
