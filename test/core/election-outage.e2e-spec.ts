@@ -64,7 +64,7 @@ describe('leader election through a long ZooKeeper outage', () => {
     expect(await zk.admin.children(path)).toEqual([]);
   });
 
-  it('stepDown() during an outage rejects with the error and the participant joins again', async () => {
+  it('stepDown() during an outage rejects with ZooKeeperUnavailableError or completes once ZooKeeper is back, and the participant joins again', async () => {
     const path = `${zk.root}/step-down`;
     const client = await zk.connect({ connectTimeoutMs: CONNECT_MS });
     const other = await zk.connect({ connectTimeoutMs: CONNECT_MS });
@@ -85,8 +85,16 @@ describe('leader election through a long ZooKeeper outage', () => {
       },
       OUTAGE_MS * 2,
     );
+    // Two outcomes are right, and which one comes depends on timing: the re-join's create fails
+    // with ZooKeeperUnavailableError (no session within connectTimeoutMs), or it was in flight
+    // when our clock declared the session lost, is sent again on the next session and succeeds
+    // once ZooKeeper is back. Any other error is a failure.
     const outcome = await stepDown;
-    expect(outcome, `stepDown() gave ${String(outcome)}`).toBeInstanceOf(ZooKeeperUnavailableError);
+    if (outcome !== 'resolved') {
+      expect(outcome, `stepDown() gave ${String(outcome)}`).toBeInstanceOf(
+        ZooKeeperUnavailableError,
+      );
+    }
     await reconnectAdmin();
 
     await eventually(
