@@ -1,8 +1,6 @@
 // Owns how a @LeaderElection method reaches its LeaderElectionService: an injected property.
-import { Inject, Optional } from '@nestjs/common';
-import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { ZkLockError } from '../../core/errors';
-import { lockServiceHint } from './lock-service.injection';
+import { injectedProperty, injectProperty, lockServiceHint } from './lock-service.injection';
 import { LeaderElectionService } from './leader-election.service';
 
 /** Where Nest puts the LeaderElectionService of a class with `@LeaderElection` methods. */
@@ -14,18 +12,12 @@ const LEADER_ELECTIONS = Symbol('zk-lock:leader-elections');
  * several applications in one process each ask their own elections.
  */
 export function injectLeaderElections(prototype: object): void {
-  const owner = prototype.constructor;
-  const deps: { key: unknown }[] = Reflect.getMetadata(PROPERTY_DEPS_METADATA, owner) ?? [];
-  if (deps.some((dep) => dep.key === LEADER_ELECTIONS)) return;
-  Optional()(prototype, LEADER_ELECTIONS);
-  Inject(LeaderElectionService)(prototype, LEADER_ELECTIONS);
+  injectProperty(prototype, LEADER_ELECTIONS, LeaderElectionService);
 }
 
 /** The LeaderElectionService Nest injected into `instance`, if any. */
 export function injectedLeaderElections(instance: unknown): LeaderElectionService | undefined {
-  if (typeof instance !== 'object' || instance === null) return undefined;
-  const service = (instance as Record<symbol, unknown>)[LEADER_ELECTIONS];
-  return service instanceof LeaderElectionService ? service : undefined;
+  return injectedProperty(instance, LEADER_ELECTIONS, LeaderElectionService);
 }
 
 /** The LeaderElectionService of the instance a decorated method was called on, or a clear error. */

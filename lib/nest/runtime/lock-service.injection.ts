@@ -1,5 +1,6 @@
-// Owns how a decorated method reaches its LockService: a property Nest injects.
-import { Inject, Optional } from '@nestjs/common';
+// Owns how a decorated method reaches its LockService (and, through the same helpers, a
+// @LeaderElection method its LeaderElectionService): a property Nest injects.
+import { Inject, Optional, type Type } from '@nestjs/common';
 import { PROPERTY_DEPS_METADATA } from '@nestjs/common/constants';
 import { ZkLockError } from '../../core/errors';
 import { LockService } from './lock.service';
@@ -16,18 +17,12 @@ const LOCK_SERVICE = Symbol('zk-lock:lock-service');
  * method (distributed-lock.bootstrap-check.ts), not with Nest's generic one.
  */
 export function injectLockService(prototype: object): void {
-  const owner = prototype.constructor;
-  const deps: { key: unknown }[] = Reflect.getMetadata(PROPERTY_DEPS_METADATA, owner) ?? [];
-  if (deps.some((dep) => dep.key === LOCK_SERVICE)) return;
-  Optional()(prototype, LOCK_SERVICE);
-  Inject(LockService)(prototype, LOCK_SERVICE);
+  injectProperty(prototype, LOCK_SERVICE, LockService);
 }
 
 /** The LockService Nest injected into `instance`, if any. */
 export function injectedLockService(instance: unknown): LockService | undefined {
-  if (typeof instance !== 'object' || instance === null) return undefined;
-  const locks = (instance as Record<symbol, unknown>)[LOCK_SERVICE];
-  return locks instanceof LockService ? locks : undefined;
+  return injectedProperty(instance, LOCK_SERVICE, LockService);
 }
 
 /** What to do when a class's instances get no LockService (said at bootstrap and at a call). */
@@ -55,4 +50,28 @@ function describe(instance: unknown, owner: string): string {
     return 'no instance (the method was detached from its object: bind it, or call it on the instance)';
   }
   return `an instance of ${owner}`;
+}
+
+/**
+ * Asks Nest to inject `token` into the `key` property of every instance of the prototype's class,
+ * once per class. Optional, so that a module that cannot see it fails at bootstrap with our
+ * message naming the method, not with Nest's generic one.
+ */
+export function injectProperty(prototype: object, key: symbol, token: Type): void {
+  const owner = prototype.constructor;
+  const deps: { key: unknown }[] = Reflect.getMetadata(PROPERTY_DEPS_METADATA, owner) ?? [];
+  if (deps.some((dep) => dep.key === key)) return;
+  Optional()(prototype, key);
+  Inject(token)(prototype, key);
+}
+
+/** What Nest injected into `instance`'s `key` property, if it is a `type`. */
+export function injectedProperty<T>(
+  instance: unknown,
+  key: symbol,
+  type: abstract new (...args: never[]) => T,
+): T | undefined {
+  if (typeof instance !== 'object' || instance === null) return undefined;
+  const value = (instance as Record<symbol, unknown>)[key];
+  return value instanceof type ? value : undefined;
 }
