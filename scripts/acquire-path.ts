@@ -9,6 +9,7 @@
 import 'reflect-metadata';
 import { Session } from 'node:inspector';
 import { relative, sep } from 'node:path';
+import type { Socket as NetSocket } from 'node:net';
 import ts from 'typescript';
 
 const root = relative(process.cwd(), `${__dirname}/..`) || '.';
@@ -120,8 +121,8 @@ async function main(): Promise<void> {
   // The walk ends where the create leaves the process: the first socket write that carries the
   // contender node's path (however the request was encoded).
   const { Socket } = await import('node:net');
-  const write = Socket.prototype.write as (this: Socket, ...args: unknown[]) => boolean;
-  Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+  const write = Socket.prototype.write as (this: NetSocket, ...args: unknown[]) => boolean;
+  Socket.prototype.write = function (this: NetSocket, ...args: unknown[]) {
     const chunk = args[0];
     if (recording && Buffer.isBuffer(chunk) && chunk.includes('/locks/order:42/_c_')) {
       recording = false;
