@@ -55,6 +55,8 @@ function scenarioName(value: string | undefined): ScenarioName {
 const FULL: Record<ScenarioName, ScenarioSize> = {
   'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },
   'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'raw-parallel-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'raw-parallel-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   'raw-handoff': { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'local-mutex': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   uncontended: { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 300 },

@@ -2,6 +2,8 @@
 export const SCENARIOS = [
   'raw-cycle',
   'raw-parallel',
+  'raw-parallel-2s',
+  'raw-parallel-4s',
   'raw-handoff',
   'local-mutex',
   'uncontended',
@@ -22,6 +24,19 @@ export const SCENARIOS = [
 
 export type ScenarioName = (typeof SCENARIOS)[number];
 
+/**
+ * The sessions (connections) a row spreads its callers over, where the row is about that
+ * (issue #24 §1): `raw-parallel` is one session, its `-2s`/`-4s` rows split the 32 callers
+ * over 2 or 4 raw connections; `many-keys` runs a client with the default options (one
+ * session).
+ */
+export const SESSIONS_OF: Partial<Record<ScenarioName, number>> = {
+  'raw-parallel': 1,
+  'raw-parallel-2s': 2,
+  'raw-parallel-4s': 4,
+  'many-keys': 1,
+};
+
 /** What one scenario measured. One JSON line per result with `--out`. */
 export interface ScenarioResult {
   scenario: ScenarioName;
@@ -30,6 +45,11 @@ export interface ScenarioResult {
   /** Concurrent callers (loops) in all processes together. */
   callers: number;
   processes: number;
+  /**
+   * The ZooKeeper sessions the row's callers were spread over (issue #24 §1), where the row is
+   * about that: the raw-parallel and many-keys rows.
+   */
+  sessions?: number;
   durationMs: number;
   opsPerSec: number;
   p50Ms: number;

@@ -22,7 +22,8 @@ const TARGETS: PeerTarget[] = [
   { scenario: 'uncontended', measure: 'p50', against: 'curator', limit: 0.6 },
   { scenario: 'same-key-1p', measure: 'rate', against: 'curator', limit: 20 },
   { scenario: 'same-key-1p', measure: 'rate', against: 'kazoo', limit: 20 },
-  { scenario: 'many-keys', measure: 'rate', against: 'curator', limit: 2 },
+  // #24 (was 2 in #11): past one session's limit, with the client's default options.
+  { scenario: 'many-keys', measure: 'rate', against: 'curator', limit: 1.5 },
   { scenario: 'rw-read-heavy', measure: 'rate', against: 'faster', limit: 1 },
   { scenario: 'semaphore-4', measure: 'rate', against: 'faster', limit: 1 },
   { scenario: 'multi-3', measure: 'rate', against: 'faster', limit: 1 },

@@ -23,14 +23,21 @@ async function cycle(client: RawZkClient, parent: string, prefix: string): Promi
 }
 
 /**
- * `size.callers` loops in parallel, each on its own parent under `root`, on one session (as
- * one ZkLockClient would). 1 caller = raw-cycle, 32 callers = raw-parallel.
+ * `size.callers` loops in parallel, each on its own parent under `root`. With one session they
+ * share one session (as one ZkLockClient would): 1 caller = raw-cycle, 32 callers =
+ * raw-parallel. With n (raw-parallel-2s, -4s), caller i runs on `sessions[i % n]`, so the
+ * callers are split evenly over n sessions (issue #24 §1).
  */
-export function rawLoops(client: RawZkClient, root: string, size: ScenarioSize): Workload {
+export function rawLoops(
+  sessions: readonly RawZkClient[],
+  root: string,
+  size: ScenarioSize,
+): Workload {
   const parents = Array.from({ length: size.callers }, (_, i) => `${root}/p${i}`);
   const prefixes = parents.map(() => `_c_${randomUUID()}-lock-`);
   const loops = async (opsPerCaller: number, latenciesMs?: number[]) =>
     inParallel(size.callers, async (i) => {
+      const client = sessions[i % sessions.length];
       for (let n = 0; n < opsPerCaller; n++) {
         const started = process.hrtime.bigint();
         await cycle(client, parents[i], prefixes[i]);
@@ -41,7 +48,7 @@ export function rawLoops(client: RawZkClient, root: string, size: ScenarioSize):
     callers: size.callers,
     processes: 1,
     async warmup() {
-      await Promise.all(parents.map((parent) => client.mkdirp(parent)));
+      await Promise.all(parents.map((parent) => sessions[0].mkdirp(parent)));
       await loops(size.warmupOpsPerCaller);
     },
     async run() {

@@ -5,6 +5,7 @@ import type { HerdProbePoint, ScenarioResult, TargetCheck } from './bench.types'
 const COLUMNS: Array<[string, (r: ScenarioResult) => string]> = [
   ['scenario', (r) => r.scenario],
   ['procs x callers', (r) => `${r.processes} x ${r.callers / r.processes}`],
+  ['sessions', (r) => (r.sessions === undefined ? '-' : String(r.sessions))],
   ['ops', (r) => String(r.ops)],
   ['ops/s', (r) => r.opsPerSec.toFixed(0)],
   ['p50 ms', (r) => r.p50Ms.toFixed(2)],

@@ -6,7 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { ZkLockClient } from '../lib/core';
 import { zooKeeperFromEnv, ZooKeeperServer } from '../test/support/zookeeper';
 import { BenchOptions, parseBenchArgs, ScenarioSize, sizeOf, USAGE } from './bench.options';
-import { HerdProbePoint, SCENARIOS, ScenarioName, ScenarioResult } from './bench.types';
+import {
+  HerdProbePoint,
+  SCENARIOS,
+  SESSIONS_OF,
+  ScenarioName,
+  ScenarioResult,
+} from './bench.types';
 import { familyCallers } from './family-scenarios.scenario';
 import { lockCallers } from './lock-scenarios.scenario';
 import { machineSummary } from './machine.info';
@@ -32,6 +38,8 @@ const RUN_ORDER: ScenarioName[] = [
   'uncontended',
   'raw-parallel',
   'many-keys',
+  'raw-parallel-2s',
+  'raw-parallel-4s',
   'local-mutex',
   'same-key-1p',
   'same-key-4p',
@@ -83,7 +91,22 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
   switch (name) {
     case 'raw-cycle':
     case 'raw-parallel':
-      return measure(name, rawLoops(ctx.raw, `${ctx.root}/${name}`, size), ctx);
+      return measure(name, rawLoops([ctx.raw], `${ctx.root}/${name}`, size), ctx);
+    case 'raw-parallel-2s':
+    case 'raw-parallel-4s': {
+      // The bench's own session and n - 1 more, closed after the row.
+      const more = await Promise.all(
+        Array.from({ length: SESSIONS_OF[name]! - 1 }, () =>
+          RawZkClient.connect(ctx.connectionString),
+        ),
+      );
+      try {
+        const sessions = [ctx.raw, ...more];
+        return await measure(name, rawLoops(sessions, `${ctx.root}/${name}`, size), ctx);
+      } finally {
+        for (const session of more) session.close();
+      }
+    }
     case 'uncontended':
     case 'same-key-1p':
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
@@ -188,7 +211,8 @@ async function measure(
   );
   const result = await measureWorkload(name, workload, ctx.counter, ctx.serverCpu);
   process.stderr.write(` ${result.opsPerSec} ops/s, p50 ${result.p50Ms} ms\n`);
-  return result;
+  const sessions = SESSIONS_OF[name];
+  return sessions === undefined ? result : { ...result, sessions };
 }
 
 async function main(): Promise<void> {
@@ -231,7 +255,7 @@ async function main(): Promise<void> {
     console.log(await machineSummary(connectionString, options.quick));
     // Warm the server's JIT first, so the first scenario does not pay for it.
     const warm = { callers: 8, opsPerCaller: 0, warmupOpsPerCaller: options.quick ? 20 : 150 };
-    await rawLoops(raw, `${root}/warm`, warm).warmup();
+    await rawLoops([raw], `${root}/warm`, warm).warmup();
     const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
     for (const name of selected) {
       try {

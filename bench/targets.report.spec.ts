@@ -1,5 +1,5 @@
 import type { ScenarioName, ScenarioResult } from './bench.types';
-import { checkTargets } from './targets.report';
+import { checkTargets, MANY_KEYS_CLIENT_CPU_US_BEFORE_24 } from './targets.report';
 
 function result(scenario: ScenarioName, fields: Partial<ScenarioResult>): ScenarioResult {
   const base = { ops: 100, callers: 1, processes: 1, durationMs: 100, opsPerSec: 1000 };
@@ -65,6 +65,29 @@ describe('checkTargets', () => {
     expect(find('rw-read-heavy-4p', 'ops/s')).toMatchObject({ value: 3, met: true });
     expect(find('handoff', 'p50')).toMatchObject({ value: 1.22, met: false });
     expect(find('memory-10k', 'heap')).toMatchObject({ value: 1.05, met: true });
+  });
+
+  it('pairs many-keys with raw-parallel over as many sessions, and checks its client CPU (#24)', () => {
+    const before = MANY_KEYS_CLIENT_CPU_US_BEFORE_24;
+    const checks = checkTargets({
+      'raw-parallel': result('raw-parallel', { sessions: 1, opsPerSec: 1000 }),
+      'raw-parallel-2s': result('raw-parallel-2s', { sessions: 2, opsPerSec: 1500 }),
+      'raw-parallel-4s': result('raw-parallel-4s', { sessions: 4, opsPerSec: 2000 }),
+      'many-keys': result('many-keys', {
+        sessions: 2,
+        opsPerSec: 1500,
+        clientCpuUsPerOp: before * 0.81,
+      }),
+    });
+    const find = (scenario: string, text: string) =>
+      checks.find((c) => c.scenario === scenario && c.description.includes(text));
+    expect(find('many-keys', 'ops/s')).toMatchObject({
+      description: 'ops/s / raw-parallel-2s ops/s',
+      value: 1,
+      met: true,
+    });
+    expect(find('many-keys', 'client CPU')).toMatchObject({ value: 0.81, limit: 0.8, met: false });
+    expect(checks.filter((c) => c.description.includes('raw-parallel'))).toHaveLength(1);
   });
 
   it('makes no ratio check when the baseline did not run (--only)', () => {

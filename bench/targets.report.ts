@@ -25,7 +25,14 @@ function rawCycleRate(results: Results): number | undefined {
   return p50 ? 1000 / p50 : undefined;
 }
 
-/** The issue's limits (#11 §2), one place. */
+/**
+ * many-keys' client CPU per op before issue #24's changes: the median of 8 runs of
+ * `npx ts-node --transpile-only bench/run.ts --only many-keys` on main at `b989b44`
+ * (167-224 us; `--quick` runs: 177-241 us), 2026-11-25, load 1.4-2.7 (bench/README.md).
+ */
+export const MANY_KEYS_CLIENT_CPU_US_BEFORE_24 = 197;
+
+/** The issues' limits (#11 §2, #24), one place. */
 export const LIMITS = {
   uncontendedP50: 1.05,
   requestsPerOp: 3,
@@ -33,6 +40,8 @@ export const LIMITS = {
   sameKey4p: 3,
   herdGrowth: 0.5,
   manyKeys: 1.0,
+  /** many-keys' client CPU per op over MANY_KEYS_CLIENT_CPU_US_BEFORE_24 (#24). */
+  manyKeysClientCpu: 0.8,
   readHeavy: 3,
   handoff: 1.2,
   leaderStepDown: 1.5,
@@ -41,12 +50,38 @@ export const LIMITS = {
   heap: 1.05,
 } as const;
 
+/**
+ * many-keys at n sessions against raw-parallel over the same number of connections (#11 §2,
+ * #24: 32 paths cost no more than the protocol on as many sessions), and the default client's
+ * CPU per op against the figure before #24.
+ */
+function manyKeysChecks(results: Results): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const raws = Object.values(results).filter((r) => r?.scenario.startsWith('raw-parallel'));
+  const rows = Object.values(results).filter((r) => r?.scenario.startsWith('many-keys'));
+  for (const row of rows) {
+    if (!row) continue;
+    const raw = raws.find((r) => r?.sessions === row.sessions);
+    if (raw) {
+      const ratio = row.opsPerSec / raw.opsPerSec;
+      const text = `ops/s / ${raw.scenario} ops/s`;
+      checks.push(check(row.scenario, text, ratio, LIMITS.manyKeys, false));
+    }
+  }
+  const cpu = results['many-keys']?.clientCpuUsPerOp;
+  if (cpu !== undefined) {
+    const ratio = cpu / MANY_KEYS_CLIENT_CPU_US_BEFORE_24;
+    const text = `client CPU per op / before #24 (${MANY_KEYS_CLIENT_CPU_US_BEFORE_24} us)`;
+    checks.push(check('many-keys', text, ratio, LIMITS.manyKeysClientCpu, true));
+  }
+  return checks;
+}
+
 export function checkTargets(results: Results): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const raw = results['raw-cycle'];
-  const parallel = results['raw-parallel'];
   const rate = rawCycleRate(results);
-  const { uncontended, 'many-keys': manyKeys, handoff } = results;
+  const { uncontended, handoff } = results;
   const sameKey1 = results['same-key-1p'];
   const sameKey4 = results['same-key-4p'];
   if (uncontended && raw) {
@@ -60,10 +95,7 @@ export function checkTargets(results: Results): TargetCheck[] {
       check('uncontended', 'ZooKeeper requests per op', perOp, LIMITS.requestsPerOp, true),
     );
   }
-  if (manyKeys && parallel) {
-    const ratio = manyKeys.opsPerSec / parallel.opsPerSec;
-    checks.push(check('many-keys', 'ops/s / raw-parallel ops/s', ratio, LIMITS.manyKeys, false));
-  }
+  checks.push(...manyKeysChecks(results));
   const rateText = 'ops/s / (1 / raw-cycle p50)';
   if (sameKey1 && rate) {
     checks.push(check('same-key-1p', rateText, sameKey1.opsPerSec / rate, LIMITS.sameKey1p, false));
