@@ -8,7 +8,7 @@ import { applyNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
 import type { HeldLock } from '../queue/held-lock';
 import { LockQueues } from '../queue/lock-queues';
-import type { QueueContext, WaiterQueue } from '../queue/waiter-queue';
+import type { QueueContext } from '../queue/waiter-queue';
 import { documentedError } from '../recipes/acquire-error';
 import { ElectionRegistry } from '../recipes/election-registry';
 import type { ElectionOptions } from '../recipes/election-types';
@@ -65,7 +65,7 @@ export class ZkLockClient extends EventEmitter {
       connection,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
     );
-    this.queues = new LockQueues(this.queueContext(nodeData), this.reaper);
+    this.queues = new LockQueues(this.queueContext(nodeData), this.reaper, this);
     this.semaphores = new SemaphoreRecipe(
       {
         connection,
@@ -374,15 +374,14 @@ export class ZkLockClient extends EventEmitter {
     // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
     const lost = scope?.lost(key);
     if (lost) return Promise.reject(lost);
-    let queue: WaiterQueue;
+    const startedAt = Date.now();
+    let granted: Promise<HeldLock | null>;
     try {
-      queue = this.queues.get(full, path, kind); // LockModeError: another kind uses the path here
+      // LockModeError (another kind uses the path here) before the `waiting` event.
+      granted = this.queues.acquire(full, path, kind, request);
     } catch (err) {
       return Promise.reject(err);
     }
-    const startedAt = Date.now();
-    if (this.listenerCount('waiting') > 0) this.emit('waiting', { path });
-    const granted = request === 'try' ? queue.tryAcquire() : queue.acquire(request);
     return granted.then(
       (lock) => {
         const waitMs = Date.now() - startedAt;

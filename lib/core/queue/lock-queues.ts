@@ -1,8 +1,11 @@
 // The registry of a client's WaiterQueues, by lock path and kind.
+import type { EventEmitter } from 'node:events';
 import { LockModeError } from '../errors';
 import type { ParentReaper } from '../recipes/parent-reaper';
+import type { AcquireOptions } from '../types';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { LockKind, POLICIES } from './grant-policy';
+import type { HeldLock } from './held-lock';
 import { QueueContext, WaiterQueue } from './waiter-queue';
 
 type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
@@ -21,15 +24,23 @@ export class LockQueues {
   constructor(
     private readonly ctx: QueueContext,
     private readonly reaper: ParentReaper,
+    /** The client: told `waiting` once a caller is about to wait (its telemetry listens). */
+    private readonly events: Pick<EventEmitter, 'emit' | 'listenerCount'>,
   ) {
     reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
   }
 
   /**
-   * The queue for `kind` on `lockPath`, created on first use, for a caller about to wait: the
-   * path is no longer due for cleanup. Throws LockModeError on mixing.
+   * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
+   * use: the path is no longer due for cleanup, and the client emits `waiting`. Throws
+   * LockModeError on mixing, before any of that.
    */
-  get(lockPath: string, path: string, kind: LockKind): WaiterQueue {
+  acquire(
+    lockPath: string,
+    path: string,
+    kind: LockKind,
+    request: AcquireOptions | 'try',
+  ): Promise<HeldLock | null> {
     let entry = this.byPath.get(lockPath);
     if (!entry) this.byPath.set(lockPath, (entry = {}));
     const mutex = kind === 'mutex';
@@ -43,13 +54,16 @@ export class LockQueues {
       );
     }
     this.reaper.cancel(lockPath);
-    return (entry[kind] ??= new WaiterQueue(
+    if (this.events.listenerCount('waiting') > 0) this.events.emit('waiting', { path });
+    // Created and asked in one go: the queue's code runs from its constructor on.
+    const queue = (entry[kind] ??= new WaiterQueue(
       this.ctx,
-      (queue) => this.idle(queue, kind),
+      (q) => this.idle(q, kind),
       lockPath,
       path,
       POLICIES[kind],
     ));
+    return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
   }
 
   all(): WaiterQueue[] {

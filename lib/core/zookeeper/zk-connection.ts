@@ -86,6 +86,10 @@ export class ZkConnection extends EventEmitter {
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
     const session = this.session;
     if (this.failure) throw this.failure;
+    // Connected now (our state follows the current session's events): no need to ask it.
+    if (!this.closed && (this.state === 'CONNECTED' || this.state === 'RECONNECTED')) {
+      return session;
+    }
     const startedAt = Date.now();
     await session.waitConnected(timeoutMs).catch(() => {
       if (this.failure) throw this.failure;
