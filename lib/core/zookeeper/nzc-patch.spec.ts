@@ -8,9 +8,13 @@ import {
   UnsupportedZooKeeperClientError,
   answersRequest,
   assertSupportedClient,
+  chrootOf,
   clientProblems,
+  queueRequest,
   walkFrames,
 } from './nzc-patch';
+import { ACL, createClient } from './zk-client';
+import { AclEntry, OP, encodeCreate } from './jute-requests';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
@@ -131,5 +135,30 @@ describe('walkFrames (replies handed to the client one frame at a time)', () => 
     const { cm, hooks, onData, calls } = setup();
     walkFrames(cm, Buffer.concat([frame(-1), frame(-1)]), hooks, onData);
     expect(calls).toEqual([]);
+  });
+});
+
+describe("queueRequest (a request of ours in the client's queue)", () => {
+  it("queues our frame behind the client's own, its xid written in when it is numbered", () => {
+    // Never connected: requests stay in the client's queue, and no socket is opened.
+    const client = createClient('127.0.0.1:2181/chroot/app', { retries: 0 });
+    const cm = client.connectionManager;
+    expect(chrootOf(cm)).toBe('/chroot/app');
+    expect(chrootOf(createClient('127.0.0.1:2181').connectionManager)).toBeUndefined();
+    client.exists('/a', undefined, () => undefined);
+    const acl = ACL.OPEN_ACL_UNSAFE as AclEntry[];
+    const frame = encodeCreate(0, '/chroot/app/locks/x', Buffer.from('d'), acl, 3);
+    queueRequest(cm, OP.CREATE, frame, () => undefined);
+    const theirs = cm.packetQueue.shift();
+    const ours = cm.packetQueue.shift();
+    expect(theirs.request.header.type).toBe(OP.EXISTS);
+    expect(ours.request.header).toEqual({ xid: 0, type: OP.CREATE });
+    for (const xid of [7, 0x7fffffff, 8]) {
+      ours.request.header.xid = xid;
+      expect(ours.request.toBuffer()).toEqual(
+        encodeCreate(xid, '/chroot/app/locks/x', Buffer.from('d'), acl, 3),
+      );
+    }
+    expect(cm.packetQueue.shift()).toBeUndefined();
   });
 });

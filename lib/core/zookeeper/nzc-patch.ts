@@ -251,28 +251,34 @@ function findNextServer(cm: any, hooks: ConnectionHooks, cb: (server: unknown) =
   }
 }
 
-/** The client's own path check (an AssertionError, thrown synchronously, as its methods do). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const validatePath: (path: string) => void = require('node-zookeeper-client/lib/Path.js').validate;
+/** The chroot of the connection string (fixed when the client is created), if any. */
+export function chrootOf(cm: any): string | undefined {
+  return cm.chrootPath || undefined;
+}
+
+/** Where a request frame's xid is: behind its int32 length (jute's RequestHeader comes first). */
+const XID_OFFSET = 4;
 
 /**
  * Queues a request of ours on the connection manager, in order with the client's own, as the
- * client's methods do (same path check, no retry wrapper: the engine retries itself), encoded
- * by `encode` (jute-requests.ts) when it is written, with its xid and the path under the chroot.
+ * client's methods do (no retry wrapper: the engine retries itself), and corked until the next
+ * tick. `frame` is the request as jute-requests.ts encoded it (its path under the chroot); its
+ * xid is written in when the connection manager numbers the request, right before the write.
  * `done` gets the client's reply: an error, or a Response whose payload the client decoded.
  */
 export function queueRequest(
   cm: any,
   type: number,
-  path: string,
-  encode: (xid: number, fullPath: string) => Buffer,
+  frame: Buffer,
   done: (err: any, response: any) => void,
 ): void {
-  validatePath(path);
-  const chroot: string | undefined = cm.chrootPath;
-  const fullPath = !chroot ? path : path === '/' ? chroot : chroot + path;
+  corkUntilNextTick(cm);
   const header = { xid: 0, type };
-  cm.queue({ header, payload: null, toBuffer: () => encode(header.xid, fullPath) }, done);
+  const toBuffer = (): Buffer => {
+    frame.writeInt32BE(header.xid, XID_OFFSET);
+    return frame;
+  };
+  cm.queue({ header, payload: null, toBuffer }, done);
 }
 
 /** Registers a watcher the way the client does once a request that set the watch succeeded. */

@@ -5,15 +5,19 @@ import { LifecycleEffects, Phase, SessionLifecycle, TRANSITIONS } from './sessio
 function setup(connected = true) {
   const calls: string[] = [];
   const socket = { connected };
+  /** The phases the lifecycle was in when it told the session to refuse requests. */
+  const refused: Phase[] = [];
   const effects: LifecycleEffects = {
     emit: (event: string, reason?: unknown) =>
       void calls.push(reason ? `emit ${event} ${reason}` : `emit ${event}`),
     socketConnected: () => socket.connected,
+    refuseRequests: () => void refused.push(lifecycle.phase),
     closeOnServer: () => void calls.push('closeOnServer'),
     release: () => void calls.push('release'),
     forget: () => void calls.push('forget'),
   };
-  return { lifecycle: new SessionLifecycle(effects), calls, socket };
+  const lifecycle = new SessionLifecycle(effects);
+  return { lifecycle, calls, socket, refused };
 }
 
 const ENDED = ['release', 'emit closed', 'forget'];
@@ -143,6 +147,23 @@ describe('SessionLifecycle', () => {
     await Promise.all([closed, lifecycle.close(1_000)]);
     expect(calls.filter((c) => c === 'release')).toHaveLength(1);
     expect(calls).toEqual(['emit connected', 'closeOnServer', ...ENDED]);
+  });
+
+  it('tells the session to refuse requests once, as it leaves the live phases', async () => {
+    const closing = setup();
+    closing.lifecycle.connected();
+    closing.lifecycle.disconnected();
+    expect(closing.refused).toEqual([]);
+    const closed = closing.lifecycle.close(1_000);
+    closing.lifecycle.lose('connection-lost', 1_000); // a loss while closing: already refusing
+    vi.advanceTimersByTime(1_000);
+    await closed;
+    expect(closing.refused).toEqual(['closing']);
+    const lost = setup(false);
+    lost.lifecycle.lose('session-expired', 1_000);
+    expect(lost.lifecycle.live).toBe(false);
+    await lost.lifecycle.close(1_000);
+    expect(lost.refused).toEqual(['lost']);
   });
 
   it('moves only along the table: an ended session stays ended', () => {

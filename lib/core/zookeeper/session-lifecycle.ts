@@ -39,6 +39,8 @@ export interface LifecycleEffects {
   emit(event: 'lost', reason: LossReason): void;
   /** Whether a connection to a server is up right now. */
   socketConnected(): boolean;
+  /** The session takes no more requests: it left the live phases (closing, lost), once. */
+  refuseRequests(): void;
   /** Asks the server to close the session (its ephemeral nodes go at once). */
   closeOnServer(): void;
   /** Ends the client (no socket, no reconnect) and stops every timer of the session. */
@@ -176,7 +178,9 @@ export class SessionLifecycle {
 
   private to(next: Phase): boolean {
     if (!TRANSITIONS[this.current].includes(next)) return false;
+    const wasLive = this.live;
     this.current = next;
+    if (wasLive && !this.live) this.effects.refuseRequests();
     if (next !== 'closing' && next !== 'lost-closed') this.shown = next;
     return true;
   }

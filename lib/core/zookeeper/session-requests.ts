@@ -1,65 +1,118 @@
-/** Owns a session's requests in flight: sending, deadlines, and what each reply or silence means. */
+/** Owns a session's requests: each built, sent, given a deadline, and answered once. */
+import { AssertionError } from 'node:assert';
 import type { ZooKeeperAuthFailedError } from '../errors';
-import { corkUntilNextTick } from './nzc-patch';
-import { undecodableCode } from './nzc-error-codes';
+import * as zookeeper from './zk-client';
+import type { ZkRequestError } from './zk-errors';
+import { chrootOf, corkUntilNextTick, queueRequest, registerWatcher } from './nzc-patch';
 import { RequestDeadlines } from './request-deadlines';
-import { ZkCode, ZkRequestError, codeOf, refusedAccess } from './zk-errors';
+import { RequestErrors } from './request-errors';
+import { AclEntry, OP, encodeCreate, encodeDelete, encodePathWatch } from './jute-requests';
 
-/** What the requests ask of the session they belong to. */
-export interface RequestGate {
-  /** The connection manager requests are written to (corked per tick). */
-  readonly connectionManager: unknown;
-  /** The error for a request the session cannot take now (lost, closed, closing), if so. */
-  refuse(op: string, path: string): ZkRequestError | undefined;
+export interface Listing {
+  children: string[];
+  /** czxid of the listed node (the lock node), as a bigint. */
+  czxid: bigint;
+  /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
+  cversion: number;
+  /** Its data version (with czxid, it tells whether the node's data changed since a read). */
+  version: number;
+}
+
+/** What the requests are given by the session they belong to. */
+export interface RequestsOptions {
+  timeoutMs: number;
+  /** The client whose connection manager the requests are written to. */
+  client: zookeeper.Client;
+  /** The ACL of every node created (ZkCredentials.aclList). */
+  acl: readonly unknown[];
+  /** The error for a request once the session takes none (see refuseAll). */
+  gone(op: string, path: string): ZkRequestError;
   /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
   authFailure(): ZooKeeperAuthFailedError | undefined;
 }
 
 /** node-zookeeper-client's callback shape, with the reply gathered into one value. */
-export type Send<T> = (cb: (err: any, value: T) => void) => void;
+type Start<T> = (cb: (err: any, value: T) => void) => void;
+
+/** node-zookeeper-client's limit on a node's data, checked as its create does. */
+const DATA_SIZE_LIMIT = 1048576;
 
 /**
- * Every request gets a deadline (node-zookeeper-client has none), one answer (a reply, an error
- * we can act on, or REQUEST_TIMEOUT), and requests issued in the same tick leave in one write.
+ * Every request is built here (the client's own checks, then our jute encoding), gets a deadline
+ * (node-zookeeper-client has none) and one answer (a reply, an error we can act on, or
+ * REQUEST_TIMEOUT); requests issued in the same tick leave in one write (nzc-patch.ts).
  */
 export class SessionRequests {
+  private readonly cm: unknown;
+  /** The connection string's chroot, prefixed to every path we encode. */
+  private readonly chroot: string | undefined;
   private readonly deadlines: RequestDeadlines;
-  /** Undecodable error codes seen in replies, with when (see noteUndecodable). */
-  private readonly undecodable = new Map<number, number>();
-  private refusedCode?: number;
+  private readonly errors: RequestErrors;
+  private refusing = false;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly gate: RequestGate,
-  ) {
-    this.deadlines = new RequestDeadlines(timeoutMs);
+  constructor(private readonly options: RequestsOptions) {
+    this.cm = options.client.connectionManager;
+    this.chroot = chrootOf(this.cm);
+    this.deadlines = new RequestDeadlines(options.timeoutMs);
+    this.errors = new RequestErrors(options.timeoutMs, options.authFailure);
   }
 
-  call<T>(op: string, path: string, send: Send<T>): Promise<T> {
-    const refused = this.gate.refuse(op, path);
-    if (refused) return Promise.reject(refused);
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const deadline = this.deadlines.add(() => {
-        settled = true;
-        reject(this.refusedAnswer(op, path) ?? this.timedOut(op, path));
-      });
-      corkUntilNextTick(this.gate.connectionManager);
-      try {
-        send((err, value) => {
-          if (settled) return;
-          settled = true;
-          this.deadlines.settle(deadline);
-          if (err) reject(this.failed(err, op, path));
-          else resolve(value);
-        });
-      } catch (err) {
-        // node-zookeeper-client validates paths with assertions that throw synchronously.
-        settled = true;
-        this.deadlines.settle(deadline);
-        reject(err);
-      }
+  create(path: string, data: Buffer | null, mode: number): Promise<string> {
+    const acl = this.options.acl as AclEntry[];
+    return this.send(
+      'create',
+      path,
+      OP.CREATE,
+      () => {
+        if (data && data.length > DATA_SIZE_LIMIT) {
+          throw new AssertionError({
+            message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
+          });
+        }
+        return encodeCreate(0, this.fullPath(path), data, acl, mode);
+      },
+      (r) => r.payload.path,
+    );
+  }
+
+  /** Writes `data` to `path` if the node is still at `version` (the client's own request). */
+  setData(path: string, data: Buffer, version: number): Promise<void> {
+    return this.request('setData', path, (cb) => {
+      corkUntilNextTick(this.cm);
+      this.options.client.setData(path, data, version, cb);
     });
+  }
+
+  remove(path: string, version: number): Promise<void> {
+    const encode = (): Buffer => encodeDelete(0, this.fullPath(path), version);
+    return this.send('delete', path, OP.DELETE, encode, () => undefined);
+  }
+
+  async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
+    const { children, stat } = await this.read<{ children: string[]; stat: zookeeper.Stat }>(
+      'getChildren',
+      OP.GET_CHILDREN2,
+      path,
+      watcher,
+    );
+    return {
+      children,
+      czxid: stat.czxid.readBigUInt64BE(0),
+      cversion: stat.cversion,
+      version: stat.version,
+    };
+  }
+
+  getData(
+    path: string,
+    watcher?: zookeeper.Watcher,
+  ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
+    return this.read('getData', OP.GET_DATA, path, watcher);
+  }
+
+  /** The session takes no more requests (closing, lost or ended): each is refused at once. */
+  refuseAll(): void {
+    this.refusing = true;
   }
 
   /** The session ended: its deadline timer stops once nothing is pending. */
@@ -67,56 +120,73 @@ export class SessionRequests {
     this.deadlines.idle();
   }
 
-  /**
-   * A reply the client could not decode carried an error code missing from its table (a quota
-   * error, or a newer server's code). Its request will only time out, and a create would be
-   * retried as "in doubt" forever: the second time the same code comes within a while, the
-   * request that then times out fails with that code instead (not in doubt, so not retried).
-   */
+  /** The client could not decode `frames` (see RequestErrors.noteUndecodable). */
   noteUndecodable(frames: Buffer): void {
-    const code = undecodableCode(frames);
-    if (code === undefined) return;
-    const now = Date.now();
-    const seen = this.undecodable.get(code);
-    const recent = seen !== undefined && now - seen < 5 * this.timeoutMs;
-    this.undecodable.set(code, now);
-    if (recent) this.refusedCode = code;
+    this.errors.noteUndecodable(frames);
   }
 
-  private failed(err: any, op: string, path: string): Error {
-    const code = codeOf(err);
-    return (
-      refusedAccess(code, op, path, this.gate.authFailure()) ??
-      new ZkRequestError(
-        code ?? ZkCode.CONNECTION_LOSS,
-        op,
-        path,
-        `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
-      )
+  /** getChildren2 or getData: the decoded payload; a watcher registered once it succeeded. */
+  private read<T>(
+    op: 'getChildren' | 'getData',
+    type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA,
+    path: string,
+    watcher: zookeeper.Watcher | undefined,
+  ): Promise<T> {
+    const encode = (): Buffer => encodePathWatch(0, type, this.fullPath(path), !!watcher);
+    return this.send(op, path, type, encode, (r) => {
+      if (watcher) registerWatcher(this.cm, op === 'getData' ? 'data' : 'child', path, watcher);
+      const { children, data, stat } = r.payload;
+      return (op === 'getData' ? { data, stat } : { children, stat }) as T;
+    });
+  }
+
+  /**
+   * A request encoded by jute-requests.ts (`encode` throws, as the client's checks do, on a bad
+   * path or data), queued like the client's own (nzc-patch.ts); `answer` reads the Response.
+   */
+  private send<T>(
+    op: string,
+    path: string,
+    type: number,
+    encode: () => Buffer,
+    answer: (response: any) => T,
+  ): Promise<T> {
+    return this.request(op, path, (cb) =>
+      queueRequest(this.cm, type, encode(), (err, r) =>
+        cb(err, err ? (undefined as T) : answer(r)),
+      ),
     );
   }
 
-  private timedOut(op: string, path: string): ZkRequestError {
-    return new ZkRequestError(
-      ZkCode.REQUEST_TIMEOUT,
-      op,
-      path,
-      `ZooKeeper ${op} "${path}" got no answer within ${this.timeoutMs} ms`,
-    );
+  /** The client's checks of `path`, then the path as sent: under the chroot, if any. */
+  private fullPath(path: string): string {
+    zookeeper.validatePath(path);
+    const chroot = this.chroot;
+    return !chroot ? path : path === '/' ? chroot : chroot + path;
   }
 
-  /** The error for a request that timed out after an undecodable code came twice (see above). */
-  private refusedAnswer(op: string, path: string): ZkRequestError | undefined {
-    const code = this.refusedCode;
-    if (code === undefined) return undefined;
-    this.refusedCode = undefined;
-    this.undecodable.delete(code);
-    return new ZkRequestError(
-      code,
-      op,
-      path,
-      `ZooKeeper answered ${op} "${path}" with error code ${code} twice, a code this client ` +
-        'cannot decode (a quota, or an error of a newer server); the request is not retried',
-    );
+  private request<T>(op: string, path: string, start: Start<T>): Promise<T> {
+    if (this.refusing) return Promise.reject(this.options.gone(op, path));
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const deadline = this.deadlines.add(() => {
+        settled = true;
+        reject(this.errors.unanswered(op, path));
+      });
+      try {
+        start((err, value) => {
+          if (settled) return;
+          settled = true;
+          this.deadlines.settle(deadline);
+          if (err) reject(this.errors.failed(err, op, path));
+          else resolve(value);
+        });
+      } catch (err) {
+        // The client's checks of a path or data are assertions that throw synchronously.
+        settled = true;
+        this.deadlines.settle(deadline);
+        reject(err);
+      }
+    });
   }
 }

@@ -73,3 +73,11 @@ interface ClientPackage {
 const clientPackage = require('node-zookeeper-client') as ClientPackage;
 
 export const { createClient, ACL, CreateMode } = clientPackage;
+
+/** The client's own path check: an AssertionError, thrown synchronously, as its methods do. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pathModule = require('node-zookeeper-client/lib/Path.js') as {
+  validate(path: string): void;
+};
+
+export const validatePath = pathModule.validate;

@@ -1,5 +1,4 @@
 /** Owns one ZooKeeper session's API: requests, watches, liveness and state, composed. */
-import { AssertionError } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import { connect as tlsConnect } from 'node:tls';
 import * as zookeeper from './zk-client';
@@ -10,7 +9,7 @@ import { ZkCredentials } from './zk-credentials';
 import { useTlsSockets } from './tls-connect';
 import { ConnectFailures } from './connect-failures';
 import { SessionClock } from './session-clock';
-import { SessionRequests } from './session-requests';
+import { Listing, SessionRequests } from './session-requests';
 import { DataWatches } from './data-watches';
 import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle';
 import {
@@ -19,28 +18,15 @@ import {
   endConnectionManager,
   isConnected,
   patchConnectionManager,
-  queueRequest,
-  registerWatcher,
 } from './nzc-patch';
-import { AclEntry, OP, encodeCreate, encodeDelete, encodePathWatch } from './jute-requests';
 
 export type { SessionState } from './session-lifecycle';
+export type { Listing } from './session-requests';
 
 /** How a holder's loss reads when the servers refused our credentials (see authFailure). */
 const AUTH_REFUSED =
   "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
   'fix them and connect a new client';
-
-/** node-zookeeper-client's limit on a node's data, checked as its create does. */
-const DATA_SIZE_LIMIT = 1048576;
-
-function assertDataSize(data: Buffer | null): void {
-  if (data && data.length > DATA_SIZE_LIMIT) {
-    throw new AssertionError({
-      message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
-    });
-  }
-}
 
 export interface ZkSessionOptions {
   connectionString: string;
@@ -48,16 +34,6 @@ export interface ZkSessionOptions {
   requestTimeoutMs: number;
   /** `auth` (sent on every connection), `acl` (of every node created) and `tls`. */
   credentials?: ZkCredentials;
-}
-
-export interface Listing {
-  children: string[];
-  /** czxid of the listed node (the lock node), as a bigint. */
-  czxid: bigint;
-  /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
-  cversion: number;
-  /** Its data version (with czxid, it tells whether the node's data changed since a read). */
-  version: number;
 }
 
 /**
@@ -98,9 +74,11 @@ export class ZkSession extends EventEmitter {
     this.client = client;
     const cm = client.connectionManager;
     this.failures = new ConnectFailures(() => cm.servers.length);
-    this.requests = new SessionRequests(options.requestTimeoutMs, {
-      connectionManager: cm,
-      refuse: (op, path) => (this.lifecycle.live ? undefined : this.goneError(op, path)),
+    this.requests = new SessionRequests({
+      timeoutMs: options.requestTimeoutMs,
+      client,
+      acl: this.credentials.aclList,
+      gone: (op, path) => this.goneError(op, path),
       authFailure: () => this.authFailure,
     });
     this.clock = new SessionClock(options.sessionTimeoutMs, {
@@ -113,6 +91,7 @@ export class ZkSession extends EventEmitter {
     this.lifecycle = new SessionLifecycle({
       emit: (event: string, ...args: unknown[]) => this.emit(event, ...args),
       socketConnected: () => isConnected(cm),
+      refuseRequests: () => this.requests.refuseAll(),
       closeOnServer: () => client.close(),
       release: () => {
         this.clock.stop();
@@ -276,52 +255,21 @@ export class ZkSession extends EventEmitter {
   // ---- requests -------------------------------------------------------------------------
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
-    const acl = this.credentials.aclList as AclEntry[];
-    return this.requests.call('create', path, (cb) => {
-      assertDataSize(data);
-      this.send(
-        OP.CREATE,
-        path,
-        (xid, p) => encodeCreate(xid, p, data, acl, mode),
-        (err, r) => cb(err, err ? undefined : r.payload.path),
-      );
-    });
+    return this.requests.create(path, data, mode);
   }
 
   /** Writes `data` to `path` if the node is still at `version` (BAD_VERSION otherwise). */
   setData(path: string, data: Buffer, version: number): Promise<void> {
-    return this.requests.call('setData', path, (cb) =>
-      this.client.setData(path, data, version, cb),
-    );
+    return this.requests.setData(path, data, version);
   }
 
   /** Deletes `path`; with a `version`, only if the node is still at that version. */
   remove(path: string, version = -1): Promise<void> {
-    return this.requests.call('delete', path, (cb) =>
-      this.send(
-        OP.DELETE,
-        path,
-        (xid, p) => encodeDelete(xid, p, version),
-        (err) => cb(err),
-      ),
-    );
+    return this.requests.remove(path, version);
   }
 
-  async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
-    const { children, stat } = await this.requests.call<{
-      children: string[];
-      stat: zookeeper.Stat;
-    }>('getChildren', path, (cb) =>
-      this.read(OP.GET_CHILDREN2, 'child', path, watcher, (err, r: any) =>
-        cb(err, r && { children: r.children, stat: r.stat }),
-      ),
-    );
-    return {
-      children,
-      czxid: stat.czxid.readBigUInt64BE(0),
-      cversion: stat.cversion,
-      version: stat.version,
-    };
+  getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
+    return this.requests.getChildren(path, watcher);
   }
 
   /**
@@ -334,14 +282,7 @@ export class ZkSession extends EventEmitter {
     watcher?: zookeeper.Watcher,
   ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
     const dispatcher = watcher ? this.watches.join(path, watcher) : undefined;
-    const reply = this.requests.call<{ data: Buffer | null; stat: zookeeper.Stat }>(
-      'getData',
-      path,
-      (cb) =>
-        this.read(OP.GET_DATA, 'data', path, dispatcher, (err, r: any) =>
-          cb(err, r && { data: r.data, stat: r.stat }),
-        ),
-    );
+    const reply = this.requests.getData(path, dispatcher);
     // No watch is set when the request fails: the next watcher must register again.
     if (dispatcher) reply.catch(() => this.watches.notSet(path, dispatcher));
     return reply;
@@ -365,37 +306,6 @@ export class ZkSession extends EventEmitter {
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
     return this.lifecycle.close(graceMs);
-  }
-
-  /** A request encoded by jute-requests.ts, queued like the client's own (nzc-patch.ts). */
-  private send(
-    type: number,
-    path: string,
-    encode: (xid: number, fullPath: string) => Buffer,
-    done: (err: any, response: any) => void,
-  ): void {
-    queueRequest(this.client.connectionManager, type, path, encode, done);
-  }
-
-  /** getChildren2 or getData: the decoded payload; a watcher registered once it succeeded. */
-  private read<T>(
-    type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA,
-    kind: 'child' | 'data',
-    path: string,
-    watcher: zookeeper.Watcher | undefined,
-    cb: (err: any, value: T) => void,
-  ): void {
-    const cm = this.client.connectionManager;
-    this.send(
-      type,
-      path,
-      (xid, p) => encodePathWatch(xid, type, p, !!watcher),
-      (err, r) => {
-        if (err) return cb(err, undefined as T);
-        if (watcher) registerWatcher(cm, kind, path, watcher);
-        cb(null, r.payload);
-      },
-    );
   }
 
   private goneError(op: string, path: string): ZkRequestError {
