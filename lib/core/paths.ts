@@ -50,6 +50,14 @@ const BAD_SEGMENT = /\/(\.{0,2})(?=\/|$)/;
 /** Prefixes the namespace (itself a valid path, e.g. "/my-app") to a lock path. */
 export function applyNamespace(namespace: string | undefined, path: string): string {
   validateLockPath(path);
+  return withNamespace(namespace, path);
+}
+
+/**
+ * applyNamespace for a `path` validated already (a resolved `@DistributedLock` template): only
+ * the namespace and the length of both are checked.
+ */
+export function withNamespace(namespace: string | undefined, path: string): string {
   if (!namespace) return path;
   if (namespace !== checkedNamespace) checkedNamespace = validateLockPath(namespace);
   return checkLength(namespace + path, path);

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { ClientClosedError, LockModeError } from '../errors';
 import type { ZooKeeperAuthFailedError } from '../errors';
-import { applyNamespace } from '../paths';
+import { applyNamespace, withNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
 import type { HeldLock } from '../queue/held-lock';
 import { LockQueues } from '../queue/lock-queues';
@@ -168,6 +168,21 @@ export class ZkLockClient extends EventEmitter {
     options?: AcquireOptions,
   ): Promise<T> {
     const lock = await this.acquire(path, options);
+    return this.runOwning([lock], lock, fn);
+  }
+
+  /**
+   * @internal The NestJS hold's way in (distributed-lock.hold.ts): withLock, or a read/write
+   * side's, for a `path` its resolver validated already (key-template.resolver.ts), so that the
+   * path is validated once; the namespace is applied here as for any path.
+   */
+  async withValidLock<T>(
+    path: string,
+    kind: LockKind,
+    fn: (lock: LockHandle) => Promise<T> | T,
+    options: AcquireOptions,
+  ): Promise<T> {
+    const lock = (await this.take(path, kind, options, true)) as LockHandle;
     return this.runOwning([lock], lock, fn);
   }
 
@@ -335,17 +350,21 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * One acquire or try (`'try'`) of `path`: re-entry in the caller's owner scope, else a wait in
-   * the path's queue, with the client's events around it. Hands on to the queue last.
+   * One acquire or try (`'try'`) of `path` (`valid`: validated by the caller already): re-entry
+   * in the caller's owner scope, else a wait in the path's queue, with the client's events
+   * around it. Hands on to the queue last.
    */
   private take(
     path: string,
     kind: LockKind,
     request: AcquireOptions | 'try',
+    valid = false,
   ): Promise<LockHandle | null> {
     let full: string;
     try {
-      full = applyNamespace(this.options.namespace, path);
+      const namespace = this.options.namespace;
+      if (!valid) full = applyNamespace(namespace, path);
+      else full = namespace ? withNamespace(namespace, path) : path;
       if (request !== 'try') checkWaitTimeout(path, request);
       if (this.closing) throw new ClientClosedError(path);
     } catch (err) {

@@ -89,7 +89,9 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
 /**
  * How the call holds its path(s), from its options: the mutex (default), one side of the
  * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
- * function returned several paths, the multi-path lock.
+ * function returned several paths, the multi-path lock. The options carry the call's wait
+ * already (distributed-lock.wrapper.ts applied the module's), so a lock goes straight to the
+ * client, with the path its resolver validated (ZkLockClient.withValidLock).
  */
 function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
   const { mode, maxLeases, leases } = spec.options;
@@ -98,11 +100,8 @@ function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | st
     return (fn, options) =>
       locks.semaphore(path, { maxLeases }).withLease(fn, { ...options, leases });
   }
-  if (mode) {
-    const side = mode === 'read' ? locks.readLock(path) : locks.writeLock(path);
-    return (fn, options) => side.withLock(fn, options);
-  }
-  return (fn, options) => locks.withLock(path, fn, options);
+  const kind = mode ?? 'mutex';
+  return (fn, options) => locks.client.withValidLock(path, kind, fn, options);
 }
 
 /** `hold(fn, options)`, a synchronous throw as a rejection. */

@@ -22,7 +22,8 @@ import { ZK_LOCK_MODULE_OPTIONS } from '../module/zk-lock.module-definition';
 
 /**
  * The application's entry to locks: the core client's methods for manual use, lock inspection
- * for operators, and events for metrics. `@DistributedLock` methods go through it too.
+ * for operators, and events for metrics. `@DistributedLock` methods find the client through it
+ * (distributed-lock.hold.ts), with its `defaultWaitTimeoutMs`.
  */
 @Injectable()
 export class LockService implements OnModuleInit, OnApplicationShutdown {
