@@ -7,6 +7,7 @@ export type {
   LockView,
   LockState,
   ConnectionState,
+  SessionInfo,
   LockInspection,
   LockNodeInfo,
   SemaphoreInspection,

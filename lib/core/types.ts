@@ -10,6 +10,14 @@ export interface ZkLockClientOptions {
   connectTimeoutMs?: number;
   /** Timeout of each ZooKeeper request. Default: the session timeout. */
   requestTimeoutMs?: number;
+  /**
+   * How many ZooKeeper sessions the client keeps (1 to 64). Every lock path always uses the same
+   * one, chosen by a hash of its path (a semaphore's `locks` and `leases` nodes go with its path),
+   * so FIFO, re-entry and the mode checks are those of one session; a session lost loses only its
+   * own paths' locks. More sessions serve more requests at once (ZooKeeper serves one session's
+   * requests one at a time) and cost the ensemble a connection and pings each. Default 1.
+   */
+  sessions?: number;
   /** Path prefix for every lock, e.g. "/my-app". */
   namespace?: string;
   /** How long an empty lock node stays before this client removes it. Default 2_000. */
@@ -167,6 +175,15 @@ export interface LockSide {
 /** Connection states, as in Curator. */
 export type ConnectionState = 'CONNECTED' | 'SUSPENDED' | 'RECONNECTED' | 'LOST' | 'CLOSED';
 
+/** One session of the client (option `sessions`) and its own state. */
+export interface SessionInfo {
+  /** Its place in the client's sessions, 0 to `sessions` - 1: the same for a path every time. */
+  index: number;
+  /** Hex id of its current ZooKeeper session. */
+  id: string;
+  state: ConnectionState;
+}
+
 export interface LockNodeInfo {
   name: string;
   sequence: number;
@@ -218,8 +235,15 @@ export interface LockEvents {
   acquired: { path: string; waitMs: number; fencingToken: bigint; reentrant: boolean };
   released: { path: string; holdMs: number };
   timeout: { path: string; waitTimeoutMs: number };
-  lost: { path: string; error: import('./errors').LockLostError };
+  /** `session`: the session (its index and id) whose lock it was. */
+  lost: { path: string; error: import('./errors').LockLostError; session: SessionInfo };
+  /**
+   * The client's state: CONNECTED once every session is, SUSPENDED or LOST while any session is,
+   * RECONNECTED when all are back (the `session` event says which session changed).
+   */
   state: ConnectionState;
+  /** One session's own state changed (with one session, as `state`). */
+  session: SessionInfo;
   /**
    * Emitted by the NestJS layer: a method decorated with `onBusy: 'skip'` found its lock busy and
    * did not run. `where` is "Class.method" (bounded, for metric labels); `path` the concrete

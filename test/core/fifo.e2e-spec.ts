@@ -8,14 +8,15 @@ import { eventually } from './support/zk-admin';
 
 const WAITERS = 4;
 
-describe('FIFO order across processes', () => {
-  const zk = useCoreFixture('fifo');
+// sessions 4: the holder and every waiting process keep 4 sessions (the path uses one of each).
+describe.each([1, 4])('FIFO order across processes (sessions: %i)', (sessions) => {
+  const zk = useCoreFixture(`fifo-${sessions}`, { sessions });
   const path = `${zk.root}/queue`;
 
   it('grants the lock to waiting processes in the order they queued', async () => {
     const holder = await zk.locks.acquire(path);
     const agents: LockAgent[] = [];
-    for (let i = 0; i < WAITERS; i++) agents.push(await zk.startAgent());
+    for (let i = 0; i < WAITERS; i++) agents.push(await zk.startAgent({ sessions }));
 
     // Queue the agents one at a time: each must be visible in the queue before the next asks.
     const pending = new Map<LockAgent, Promise<bigint>>();

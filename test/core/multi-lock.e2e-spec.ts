@@ -116,29 +116,39 @@ describe('multi-path lock', () => {
     expect(await zk.admin.exists(p('ok'))).toBe(false);
   });
 
-  it('3 processes x 4 callers taking overlapping sets in random orders: no deadlock, no overlap', async () => {
-    const paths = ['m1', 'm2', 'm3'].map(p);
-    const logDir = join(scratch.dir, 'multi');
-    mkdirSync(logDir);
-    paths.forEach((_, i) => writeFileSync(join(logDir, `${i}.log`), ''));
-    const env = { PATHS: paths.join(','), CALLERS: '4', CYCLES: '5', LOG_DIR: logDir };
-    await runWorkers('multi-cycle-worker', 3, env);
+  // sessions 4: the members of one multi-path lock are on different sessions of each process.
+  it.each([1, 4])(
+    '3 processes x 4 callers taking overlapping sets in random orders: no deadlock, no overlap (sessions: %i)',
+    async (sessions) => {
+      const paths = ['m1', 'm2', 'm3'].map((m) => p(`${m}-${sessions}`));
+      const logDir = join(scratch.dir, `multi-${sessions}`);
+      mkdirSync(logDir);
+      paths.forEach((_, i) => writeFileSync(join(logDir, `${i}.log`), ''));
+      const env = {
+        PATHS: paths.join(','),
+        CALLERS: '4',
+        CYCLES: '5',
+        LOG_DIR: logDir,
+        SESSIONS: String(sessions),
+      };
+      await runWorkers('multi-cycle-worker', 3, env);
 
-    let total = 0;
-    for (const file of readdirSync(logDir)) {
-      const sections = readCriticalSections(join(logDir, file)); // throws on any overlap
-      for (let i = 1; i < sections.length; i++) {
-        expect(sections[i].token).toBeGreaterThan(sections[i - 1].token);
+      let total = 0;
+      for (const file of readdirSync(logDir)) {
+        const sections = readCriticalSections(join(logDir, file)); // throws on any overlap
+        for (let i = 1; i < sections.length; i++) {
+          expect(sections[i].token).toBeGreaterThan(sections[i - 1].token);
+        }
+        total += sections.length;
       }
-      total += sections.length;
-    }
-    // Every cycle took at least two paths.
-    expect(total).toBeGreaterThanOrEqual(3 * 4 * 5 * 2);
-    for (const path of paths) {
-      await eventually(
-        `${path} is empty`,
-        async () => (await zk.admin.children(path)).length === 0,
-      );
-    }
-  });
+      // Every cycle took at least two paths.
+      expect(total).toBeGreaterThanOrEqual(3 * 4 * 5 * 2);
+      for (const path of paths) {
+        await eventually(
+          `${path} is empty`,
+          async () => (await zk.admin.children(path)).length === 0,
+        );
+      }
+    },
+  );
 });

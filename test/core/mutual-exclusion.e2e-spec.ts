@@ -19,29 +19,34 @@ describe('mutual exclusion across processes', () => {
 
   afterAll(() => scratch.remove());
 
-  it('4 processes x 8 callers: exact final count and no overlapping critical sections', async () => {
-    const counterFile = join(scratch.dir, 'counter');
-    const logFile = join(scratch.dir, 'sections.log');
-    writeFileSync(counterFile, '0');
-    writeFileSync(logFile, '');
+  // sessions 4: each process keeps 4 sessions (the path uses one of them).
+  it.each([1, 4])(
+    '4 processes x 8 callers: exact final count and no overlapping critical sections (sessions: %i)',
+    async (sessions) => {
+      const counterFile = join(scratch.dir, `counter-${sessions}`);
+      const logFile = join(scratch.dir, `sections-${sessions}.log`);
+      writeFileSync(counterFile, '0');
+      writeFileSync(logFile, '');
 
-    await runCycleWorkers({
-      path: `${zk.root}/counter`,
-      processes: PROCESSES,
-      callers: CALLERS,
-      cycles: CYCLES,
-      logFile,
-      counterFile,
-      maxSleepMs: 3,
-    });
+      await runCycleWorkers({
+        sessions,
+        path: `${zk.root}/counter-${sessions}`,
+        processes: PROCESSES,
+        callers: CALLERS,
+        cycles: CYCLES,
+        logFile,
+        counterFile,
+        maxSleepMs: 3,
+      });
 
-    const total = PROCESSES * CALLERS * CYCLES;
-    expect(Number(readFileSync(counterFile, 'utf8'))).toBe(total);
-    const sections = readCriticalSections(logFile); // throws on any overlap
-    expect(sections).toHaveLength(total);
-    expect(new Set(sections.map((s) => s.who.split(':')[0])).size).toBe(PROCESSES);
-    for (let i = 1; i < sections.length; i++) {
-      expect(sections[i].enteredAt).toBeGreaterThanOrEqual(sections[i - 1].exitedAt);
-    }
-  });
+      const total = PROCESSES * CALLERS * CYCLES;
+      expect(Number(readFileSync(counterFile, 'utf8'))).toBe(total);
+      const sections = readCriticalSections(logFile); // throws on any overlap
+      expect(sections).toHaveLength(total);
+      expect(new Set(sections.map((s) => s.who.split(':')[0])).size).toBe(PROCESSES);
+      for (let i = 1; i < sections.length; i++) {
+        expect(sections[i].enteredAt).toBeGreaterThanOrEqual(sections[i - 1].exitedAt);
+      }
+    },
+  );
 });

@@ -17,8 +17,9 @@ function expectNoOverlap(events: string[], workers: number): void {
   expect(new Set(events.map((e) => e.split(':')[0])).size).toBe(workers);
 }
 
-describe('reentrancy and in-process exclusion', () => {
-  const zk = useCoreFixture('reentrancy');
+// sessions 4: re-entry and in-process exclusion are the same on a client with several sessions.
+describe.each([1, 4])('reentrancy and in-process exclusion (sessions: %i)', (sessions) => {
+  const zk = useCoreFixture(`reentrancy-${sessions}`, { sessions });
 
   it('re-enters 3 levels deep in one async context with a single znode and one token', async () => {
     const path = `${zk.root}/nested`;

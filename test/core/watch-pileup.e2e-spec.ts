@@ -12,7 +12,7 @@ import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 /** Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter). */
 function dataCallbacks(client: ZkLockClient, path: string): number {
-  const session = (client as any).connection.current;
+  const session = (client as any).pool.members[0].current;
   const watchers = session.client.connectionManager.watcherManager.dataWatchers[path];
   return watchers ? watchers.listenerCount('notification') : 0;
 }

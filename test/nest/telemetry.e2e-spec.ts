@@ -171,7 +171,7 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
       const lock = await fixture.locks.acquire(lockPath);
       const [node] = await admin.children(`${namespace}${lockPath}`);
       await admin.remove(`${namespace}${lockPath}/${node}`);
-      const labels = { ...path(ORDER), 'zk_lock.reason': 'node-deleted' };
+      const labels = { ...path(ORDER), 'zk_lock.reason': 'node-deleted', 'zk_lock.session': 0 };
       await waitFor(async () => (await otel.value('zk_lock.lost', labels)) === 1, '1 lost lock');
       await lock.release();
     } finally {

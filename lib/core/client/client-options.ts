@@ -10,7 +10,11 @@ export const CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
   parentCleanupDelayMs: 2_000,
   maxNodesPerPath: 2,
+  sessions: 1,
 } as const;
+
+/** Most sessions one client may keep (option `sessions`): each is a connection to the ensemble. */
+export const MAX_SESSIONS = 64;
 
 /** Durations in ms: a whole number from `min` to a Node timer's limit. */
 const DURATIONS = {
@@ -38,7 +42,7 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       'Pass { connectionString }',
     );
   }
-  const { connectionString, maxNodesPerPath, nodeData, namespace } = options;
+  const { connectionString, maxNodesPerPath, nodeData, namespace, sessions } = options;
   if (typeof connectionString !== 'string' || connectionString.trim() === '') {
     fail(
       'connectionString',
@@ -65,6 +69,17 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       'maxNodesPerPath',
       'must be a whole number >= 1',
       `Leave it out for the default (${CLIENT_DEFAULTS.maxNodesPerPath})`,
+    );
+  }
+  if (
+    sessions !== undefined &&
+    !(Number.isInteger(sessions) && sessions >= 1 && sessions <= MAX_SESSIONS)
+  ) {
+    fail(
+      'sessions',
+      `must be a whole number from 1 to ${MAX_SESSIONS}`,
+      `Leave it out for the default (${CLIENT_DEFAULTS.sessions}); each session is one more ` +
+        "connection to ZooKeeper and counts against the servers' maxClientCnxns",
     );
   }
   if (nodeData !== undefined && !isRecordOfScalars(nodeData)) {

@@ -27,9 +27,11 @@ import type {
   MultiLockHandle,
   Semaphore,
   SemaphoreOptions,
+  SessionInfo,
   ZkLockClientOptions,
 } from '../types';
-import { ZkConnection } from '../zookeeper/zk-connection';
+import { SessionPool } from '../zookeeper/session-pool';
+import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
@@ -53,22 +55,27 @@ export class ZkLockClient extends EventEmitter {
   private closing?: Promise<void>;
 
   private constructor(
-    private readonly connection: ZkConnection,
+    private readonly pool: SessionPool,
     private readonly options: ZkLockClientOptions,
   ) {
     super();
     // Built in dependency order: the reaper, then what hands it paths (queues, semaphores, elections).
+    // Each gets the session of a lock path from the pool (docs/design.md "Sessions as a pool").
     const nodeData = Buffer.from(
       JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
     );
+    const connectionOf = (lockPath: string) => pool.connectionOf(lockPath);
     this.reaper = new ParentReaper(
-      connection,
+      connectionOf,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
     );
-    this.queues = new LockQueues(this.queueContext(nodeData), this.reaper, this);
+    const contexts = pool.members.map((member, index) =>
+      this.queueContext(nodeData, member, index),
+    );
+    this.queues = new LockQueues((lockPath) => contexts[pool.indexOf(lockPath)], this.reaper, this);
     this.semaphores = new SemaphoreRecipe(
       {
-        connection,
+        connectionOf,
         nodeData,
         lockPathOf: (path) => applyNamespace(options.namespace, path),
         acquire: (path, opts) => this.acquire(path, opts),
@@ -77,19 +84,25 @@ export class ZkLockClient extends EventEmitter {
       },
       this.reaper,
     );
-    this.elections = new ElectionRegistry(connection, (lockPath) => this.reaper.schedule(lockPath));
-    this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
-    connection.on('state', (state: ConnectionState) => this.emit('state', state));
-    connection.on(
-      'session-lost',
-      (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-        this.queues.onSessionLost(session, reason);
-        this.semaphores.onSessionLost(session, reason);
-        this.elections.onSessionLost(session, reason);
-      },
+    this.elections = new ElectionRegistry(connectionOf, (lockPath) =>
+      this.reaper.schedule(lockPath),
     );
-    connection.on('session', (session: ZkSession) => this.watchSession(session));
-    this.watchSession(connection.current);
+    this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
+    pool.on('member', (session: SessionInfo) => this.emit('session', session));
+    pool.on('state', (state: ConnectionState) => this.emit('state', state));
+    for (const member of pool.members) {
+      // Each holder, lease and election filters by its own session: only its session's loss counts.
+      member.on(
+        'session-lost',
+        (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
+          this.queues.onSessionLost(session, reason);
+          this.semaphores.onSessionLost(session, reason);
+          this.elections.onSessionLost(session, reason);
+        },
+      );
+      member.on('session', (session: ZkSession) => this.watchSession(session));
+      this.watchSession(member.current);
+    }
   }
 
   /** Connects; rejects with ZooKeeperUnavailableError if no session within connectTimeoutMs. */
@@ -97,24 +110,36 @@ export class ZkLockClient extends EventEmitter {
     checkClientOptions(options, 'ZkLockClient.connect()');
     const credentials = ZkCredentials.from(options);
     const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs;
-    const connection = await ZkConnection.open({
-      connectionString: options.connectionString,
-      sessionTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-      requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
-      credentials,
-    });
+    const pool = await SessionPool.open(
+      {
+        connectionString: options.connectionString,
+        sessionTimeoutMs,
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+        requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
+        credentials,
+      },
+      options.sessions ?? DEFAULTS.sessions,
+    );
     // Credentials stay inside the connection (ZkCredentials): never on the client's own options.
-    return new ZkLockClient(connection, withoutSecrets(options));
+    return new ZkLockClient(pool, withoutSecrets(options));
   }
 
+  /**
+   * The client's state, from all its sessions': CONNECTED once every session is, SUSPENDED or
+   * LOST while any is, RECONNECTED when all are back (`sessions` has each session's own).
+   */
   get state(): ConnectionState {
-    return this.connection.state;
+    return this.pool.state;
   }
 
-  /** Hex id of the current session. */
+  /** Hex id of the current session (with several sessions, the first; `sessions` lists all). */
   get sessionId(): string {
-    return this.connection.current.id;
+    return this.pool.members[0].current.id;
+  }
+
+  /** Every session of the client (option `sessions`), with its id and own state. */
+  get sessions(): SessionInfo[] {
+    return this.pool.sessions;
   }
 
   get connectionString(): string {
@@ -299,15 +324,18 @@ export class ZkLockClient extends EventEmitter {
    * Nest layer's log says so; no new session is tried).
    */
   get connectionFailure(): ZooKeeperAuthFailedError | undefined {
-    return this.connection.failure;
+    return this.pool.failure;
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
-  /** What the lock queues get from the client: the connection, node data, limit and its events. */
-  private queueContext(nodeData: Buffer): QueueContext {
+  /**
+   * What the lock queues of one session get from the client: its connection, node data, limit
+   * and the client's events (a loss names the session).
+   */
+  private queueContext(nodeData: Buffer, connection: ZkConnection, index: number): QueueContext {
     return {
-      connection: this.connection,
+      connection,
       nodeData,
       maxNodesPerPath: Math.max(1, this.options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath),
       watchesLoss: () => this.listenerCount('lost') > 0,
@@ -315,15 +343,19 @@ export class ZkLockClient extends EventEmitter {
         if (this.listenerCount('released') === 0) return;
         this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
       },
-      lost: (lock, error) => this.emit('lost', { path: lock.path, error }),
+      lost: (lock, error) => {
+        const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
+        this.emit('lost', { path: lock.path, error, session });
+      },
     };
   }
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
     if (this.closing) throw new ClientClosedError(path, 'inspect');
-    return read(await this.connection.ready()).catch((err: unknown) => {
-      throw documentedError(err, path, this.connection);
+    const connection = this.pool.connectionOf(applyNamespace(this.options.namespace, path));
+    return read(await connection.ready()).catch((err: unknown) => {
+      throw documentedError(err, path, connection);
     });
   }
 
@@ -472,7 +504,7 @@ export class ZkLockClient extends EventEmitter {
       await this.reaper.flush();
     };
     await settleWithin(graceful(), this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs);
-    await this.connection.close();
+    await this.pool.close();
     this.removeAllListeners();
   }
 }

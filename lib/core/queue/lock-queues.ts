@@ -22,7 +22,8 @@ export class LockQueues {
   private readonly byPath = new Map<string, PathQueues>();
 
   constructor(
-    private readonly ctx: QueueContext,
+    /** The context of a lock path's queues: its session's (docs/design.md "Sessions as a pool"). */
+    private readonly contextOf: (lockPath: string) => QueueContext,
     private readonly reaper: ParentReaper,
     /** The client: told `waiting` once a caller is about to wait (its telemetry listens). */
     private readonly events: Pick<EventEmitter, 'emit' | 'listenerCount'>,
@@ -57,7 +58,7 @@ export class LockQueues {
     if (this.events.listenerCount('waiting') > 0) this.events.emit('waiting', { path });
     // Created and asked in one go: the queue's code runs from its constructor on.
     const queue = (entry[kind] ??= new WaiterQueue(
-      this.ctx,
+      this.contextOf(lockPath),
       (q) => this.idle(q, kind),
       lockPath,
       path,

@@ -17,7 +17,8 @@ export class ElectionRegistry {
   private readonly started = new Set<LeaderLatch>();
 
   constructor(
-    private readonly connection: ZkConnection,
+    /** The connection whose session a lock path uses. */
+    private readonly connectionOf: (lockPath: string) => ZkConnection,
     /** An election left its path: clean it up once idle (docs/design.md "The mutex recipe"). */
     private readonly onPathLeft: (lockPath: string) => void,
   ) {}
@@ -33,7 +34,7 @@ export class ElectionRegistry {
       );
     }
     const host = {
-      connection: this.connection,
+      connection: this.connectionOf(lockPath),
       onStarted: (election: LeaderLatch) => this.started.add(election),
       onClosed: (election: LeaderLatch) => {
         this.started.delete(election);

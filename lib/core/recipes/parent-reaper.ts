@@ -34,7 +34,8 @@ export class ParentReaper {
   private readonly inUse: Array<(lockPath: string) => boolean> = [];
 
   constructor(
-    private readonly connection: ZkConnection,
+    /** The connection whose session a lock path uses (its ancestors are removed through it too). */
+    private readonly connectionOf: (lockPath: string) => ZkConnection,
     private readonly delayMs: number,
   ) {}
 
@@ -93,7 +94,7 @@ export class ParentReaper {
   }
 
   private async reap(lockPath: string): Promise<void> {
-    const session = this.connection.current;
+    const session = this.connectionOf(lockPath).current;
     if (this.isBusy(lockPath)) return;
     if (session.state !== 'connected') return this.retryLater(lockPath);
     let path = lockPath;

@@ -20,7 +20,8 @@ import { LeasesStamp, SemaphoreLimits, limitRecord } from './semaphore-limit';
 
 /** @internal What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
-  readonly connection: ZkConnection;
+  /** The connection whose session a lock path uses (its `locks` and `leases` go with it). */
+  connectionOf(lockPath: string): ZkConnection;
   readonly nodeData: Buffer;
   /** The lock path of `path` (namespace applied); throws InvalidLockPathError. */
   lockPathOf(path: string): string;
@@ -219,7 +220,7 @@ export class SemaphoreRecipe {
     },
     closed: AbortSignal,
   ): Promise<HeldLease | null> {
-    const session = await this.host.connection.ready();
+    const session = await this.host.connectionOf(w.leasesPath).ready();
     const nodes: ProtectedNode[] = [];
     try {
       for (let i = 0; i < w.count; i++) {

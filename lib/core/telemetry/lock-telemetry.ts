@@ -119,7 +119,11 @@ export class LockTelemetry {
       lost: (e) => {
         if (e.error.reason !== 'client-closed') {
           const label = this.heldLabels.get(e.path)?.label;
-          lost.add(1, { ...at(e.path, label), 'zk_lock.reason': e.error.reason });
+          lost.add(1, {
+            ...at(e.path, label),
+            'zk_lock.reason': e.error.reason,
+            'zk_lock.session': e.session.index, // bounded: 0 to the sessions option - 1
+          });
         }
       },
     };

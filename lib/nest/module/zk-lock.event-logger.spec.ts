@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import { ZooKeeperAuthFailedError } from '../../core/errors';
-import type { ConnectionState } from '../../core/types';
+import type { ConnectionState, SessionInfo } from '../../core/types';
 import { ZkLockEventLogger } from './zk-lock.event-logger';
 import { vi } from 'vitest';
 
@@ -11,6 +11,11 @@ class FakeClient extends EventEmitter {
   readonly connectionString = 'zk1:2181';
   readonly sessionId = '1000abc';
   readonly namespace = undefined;
+  constructor(
+    readonly sessions: SessionInfo[] = [{ index: 0, id: '1000abc', state: 'CONNECTED' }],
+  ) {
+    super();
+  }
 }
 
 describe('ZkLockEventLogger: connection states', () => {
@@ -78,6 +83,43 @@ describe('ZkLockEventLogger: connection states', () => {
   it('logs a first CONNECTED at debug level', () => {
     states('CONNECTED');
     expect(lines).toEqual(['debug Connection to ZooKeeper "zk1:2181": CONNECTED']);
+  });
+});
+
+describe('ZkLockEventLogger: several sessions (option sessions)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('names the session that changed, and says only its locks are concerned', () => {
+    const lines: string[] = [];
+    for (const level of ['log', 'debug', 'warn', 'error'] as const) {
+      vi.spyOn(Logger.prototype, level).mockImplementation(
+        (...args: unknown[]) => void lines.push(`${level} ${args[0]}`),
+      );
+    }
+    const client = new FakeClient([
+      { index: 0, id: 'a0', state: 'CONNECTED' },
+      { index: 1, id: 'b1', state: 'CONNECTED' },
+    ]);
+    const logger = new ZkLockEventLogger(client as unknown as ZkLockClient);
+    logger.start();
+    const change = (index: number, id: string, state: ConnectionState) => {
+      client.emit('session', { index, id, state });
+      client.emit('state', state); // the client's own: not logged, the session's line says it
+    };
+    change(1, 'b1', 'SUSPENDED');
+    change(1, 'b1', 'LOST');
+    change(1, 'b2', 'RECONNECTED');
+    change(0, 'a0', 'SUSPENDED');
+    change(0, 'a0', 'RECONNECTED');
+    logger.stop();
+    expect(lines).toEqual([
+      'log Connected to ZooKeeper "zk1:2181" (2 sessions a0, b1)',
+      'warn Session 1 (b1) disconnected from ZooKeeper "zk1:2181": its held locks are uncertain until it answers',
+      `error Session 1 (b1) with ZooKeeper "zk1:2181" expired: its held locks are lost (the other sessions' are kept)`,
+      'warn Session 1 (b2) connected to ZooKeeper "zk1:2181" as a new session: its locks held before were lost, its waiters queue again',
+      'warn Session 0 (a0) disconnected from ZooKeeper "zk1:2181": its held locks are uncertain until it answers',
+      'warn Session 0 (a0) reconnected to ZooKeeper "zk1:2181": its held locks are kept',
+    ]);
   });
 });
 

@@ -1,7 +1,7 @@
 // Owns the log lines of the client's events, through Nest's Logger.
 import { Logger } from '@nestjs/common';
 import type { ZkLockClient } from '../../core/client/lock-client';
-import type { ConnectionState, LockEvents } from '../../core/types';
+import type { ConnectionState, LockEvents, SessionInfo } from '../../core/types';
 
 /** The events it logs ('waiting' and 'waited' are for metrics and traces). */
 type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
@@ -10,7 +10,8 @@ type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
  * Logs the client's events through Nest's Logger: each lock's lines (acquired, released, busy,
  * skipped, a wait given up) at verbose, which Nest does not print by default; connection trouble
  * at warn, a loss at error. A timeout's full message, with its advice, is logged where it is
- * answered (lock-errors.transport.ts) or reaches the caller.
+ * answered (lock-errors.transport.ts) or reaches the caller. With several sessions (option
+ * `sessions`), each session's changes are logged, naming it: a lost session loses only its locks.
  */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
@@ -32,22 +33,34 @@ export class ZkLockEventLogger {
       e.error.reason === 'client-closed'
         ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
         : this.logger.error(e.error.message),
-    state: (state) => this.logState(state),
+    state: (state) => {
+      if (!this.pooled) this.logState(state);
+    },
+    session: (session) => {
+      if (this.pooled) this.logState(session.state, session);
+    },
     skipped: (e) => this.logger.verbose(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
   };
   private started = false;
-  /** A LOST since the last (re)connect: the next session is a new one. */
-  private lostSinceConnect = false;
+  /** The sessions (by index) LOST since their last (re)connect: their next session is a new one. */
+  private readonly lostSinceConnect = new Set<number>();
+  /** The client keeps several sessions: each one's states are logged instead of the client's. */
+  private pooled = false;
 
   constructor(private readonly client: ZkLockClient) {}
 
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.lostSinceConnect = false;
+    this.lostSinceConnect.clear();
+    const sessions = this.client.sessions;
+    this.pooled = sessions.length > 1;
+    const ids = this.pooled
+      ? `${sessions.length} sessions ${sessions.map((s) => s.id).join(', ')}`
+      : `session ${this.client.sessionId}`;
     this.logger.log(
       `Connected to ZooKeeper "${withoutUserInfo(this.client.connectionString)}" ` +
-        `(session ${this.client.sessionId}${this.namespace()})`,
+        `(${ids}${this.namespace()})`,
     );
     for (const [event, listener] of Object.entries(this.listeners)) {
       this.client.on(event, listener);
@@ -66,38 +79,58 @@ export class ZkLockEventLogger {
     return this.client.namespace ? `, namespace "${this.client.namespace}"` : '';
   }
 
-  private logState(state: ConnectionState): void {
+  /** `session`: the one session that changed, when the client keeps several. */
+  private logState(state: ConnectionState, session?: SessionInfo): void {
     const where = `ZooKeeper "${this.client.connectionString}"`;
+    const index = session?.index ?? 0;
+    // With several sessions, a line names its session, and only that session's locks are concerned.
+    const say = (one: string, several: string): string =>
+      session ? `Session ${index} (${session.id}) ${several}` : one;
     switch (state) {
       case 'SUSPENDED':
-        this.logger.warn(`Disconnected from ${where}: held locks are uncertain until it answers`);
+        this.logger.warn(
+          say(
+            `Disconnected from ${where}: held locks are uncertain until it answers`,
+            `disconnected from ${where}: its held locks are uncertain until it answers`,
+          ),
+        );
         break;
       case 'CONNECTED':
       case 'RECONNECTED':
-        if (this.lostSinceConnect) {
-          this.lostSinceConnect = false;
+        if (this.lostSinceConnect.delete(index)) {
           this.logger.warn(
-            `Connected to ${where} with a new session: locks held before were lost, waiters queue again`,
+            say(
+              `Connected to ${where} with a new session: locks held before were lost, waiters queue again`,
+              `connected to ${where} as a new session: its locks held before were lost, its waiters queue again`,
+            ),
           );
         } else if (state === 'RECONNECTED') {
-          this.logger.warn(`Reconnected to ${where} with the same session: held locks are kept`);
+          this.logger.warn(
+            say(
+              `Reconnected to ${where} with the same session: held locks are kept`,
+              `reconnected to ${where}: its held locks are kept`,
+            ),
+          );
         } else {
-          this.logger.debug(`Connection to ${where}: ${state}`);
+          this.logger.debug(say(`Connection to ${where}: ${state}`, `to ${where}: ${state}`));
         }
         break;
       case 'LOST': {
-        this.lostSinceConnect = true;
+        this.lostSinceConnect.add(index);
         // The servers refused our credentials: say so (the client does not reconnect).
         const refused = this.client.connectionFailure;
         this.logger.error(
           refused
             ? `${refused.message} Every held lock is lost.`
-            : `Session with ${where} expired: every held lock is lost`,
+            : say(
+                `Session with ${where} expired: every held lock is lost`,
+                `with ${where} expired: its held locks are lost (the other sessions' are kept)`,
+              ),
         );
         break;
       }
       default:
-        this.logger.debug(`Connection to ${where}: ${state}`);
+        this.logger.debug(say(`Connection to ${where}: ${state}`, `to ${where}: ${state}`));
     }
   }
 }

@@ -14,6 +14,8 @@ export interface CycleRun {
   maxSleepMs?: number;
   gapMs?: number;
   parentCleanupDelayMs?: number;
+  /** The workers' client option `sessions` (default: the client's). */
+  sessions?: number;
 }
 
 /** Starts all workers, waits until each has a session, says "go", and waits for clean exits. */
@@ -27,6 +29,7 @@ export async function runCycleWorkers(run: CycleRun): Promise<void> {
     GAP_MS: String(run.gapMs ?? 0),
   };
   if (run.counterFile) env.COUNTER_FILE = run.counterFile;
+  if (run.sessions !== undefined) env.SESSIONS = String(run.sessions);
   if (run.parentCleanupDelayMs !== undefined)
     env.CLEANUP_DELAY_MS = String(run.parentCleanupDelayMs);
   await runWorkers('cycle-worker', run.processes, env);

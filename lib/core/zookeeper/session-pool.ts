@@ -1,0 +1,93 @@
+/** Owns the client's sessions: one ZkConnection per member, a path's member, the client's state. */
+import { EventEmitter } from 'node:events';
+import type { ConnectionState, SessionInfo } from '../types';
+import type { ZooKeeperAuthFailedError } from '../errors';
+import { ZkConnection, ZkConnectionOptions } from './zk-connection';
+import { sessionIndexOf } from './session-shards';
+
+/**
+ * The client's sessions (docs/design.md "Sessions as a pool"): `size` ZkConnections, each keeping
+ * one live session, and the one every lock path uses (connectionOf). Its state is the whole
+ * client's: CONNECTED once every member is, SUSPENDED or LOST while any member is (LOST first),
+ * RECONNECTED when every member is back. Events: 'state' (the client's state, when it changes)
+ * and 'member' (SessionInfo: a member's own state changed).
+ */
+export class SessionPool extends EventEmitter {
+  state: ConnectionState;
+  private closing = false;
+
+  private constructor(readonly members: readonly ZkConnection[]) {
+    super();
+    this.setMaxListeners(0);
+    this.state = this.aggregate(false);
+    members.forEach((member, index) => {
+      member.on('state', (state: ConnectionState) => {
+        if (this.closing) return;
+        this.emit('member', { index, id: member.current.id, state } satisfies SessionInfo);
+        const next = this.aggregate(true);
+        if (next === this.state) return;
+        this.state = next;
+        this.emit('state', next);
+      });
+    });
+  }
+
+  /**
+   * Connects `size` sessions at once; when any fails, closes the others and rejects with its
+   * error (ZooKeeperUnavailableError, InvalidLockOptionsError) as one session would.
+   */
+  static async open(options: ZkConnectionOptions, size: number): Promise<SessionPool> {
+    const opened = await Promise.allSettled(
+      Array.from({ length: size }, () => ZkConnection.open(options)),
+    );
+    const failed = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    const members = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    if (failed) {
+      await Promise.all(members.map((m) => m.close()));
+      throw failed.reason;
+    }
+    return new SessionPool(members);
+  }
+
+  /** The index of the member whose session `lockPath` (namespace applied) uses: always the same. */
+  indexOf(lockPath: string): number {
+    return sessionIndexOf(lockPath, this.members.length);
+  }
+
+  /** The member whose session `lockPath` uses. */
+  connectionOf(lockPath: string): ZkConnection {
+    return this.members[this.indexOf(lockPath)];
+  }
+
+  /** Every member's current session and state, in member order. */
+  get sessions(): SessionInfo[] {
+    return this.members.map((m, index) => ({ index, id: m.current.id, state: m.state }));
+  }
+
+  /** Why a member gave up for good (the servers refused our credentials), if one did. */
+  get failure(): ZooKeeperAuthFailedError | undefined {
+    return this.members.find((m) => m.failure)?.failure;
+  }
+
+  /** Closes every member; the client's state is CLOSED once all are. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.members.map((m) => m.close()));
+    if (this.state !== 'CLOSED') {
+      this.state = 'CLOSED';
+      this.emit('state', 'CLOSED');
+    }
+    this.removeAllListeners();
+  }
+
+  /**
+   * The client's state from its members': the worst of them (LOST, then SUSPENDED); once all
+   * are up, CONNECTED the first time and RECONNECTED after (`wasUp`), as Curator says of one.
+   */
+  private aggregate(wasUp: boolean): ConnectionState {
+    const states = this.members.map((m) => m.state);
+    if (states.includes('LOST')) return 'LOST';
+    if (states.includes('SUSPENDED')) return 'SUSPENDED';
+    return wasUp ? 'RECONNECTED' : 'CONNECTED';
+  }
+}

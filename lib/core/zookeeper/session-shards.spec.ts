@@ -1,0 +1,46 @@
+import { recipePathOf, sessionIndexOf } from './session-shards';
+
+/** Which session of a pool a lock path uses (docs/design.md "Sessions as a pool"). */
+describe('sessionIndexOf', () => {
+  it('is stable: the same path always gets the same session, here and in any process', () => {
+    // FNV-1a of the UTF-8 bytes, as computed by another implementation (Python) of it.
+    const paths = ['/a', '/b', '/locks/order:42', '/ünïcode/路径'];
+    expect(paths.map((p) => sessionIndexOf(p, 4))).toEqual([1, 0, 3, 0]);
+    expect(paths.map((p) => sessionIndexOf(p, 4))).toEqual(paths.map((p) => sessionIndexOf(p, 4)));
+  });
+
+  it('gives every path session 0 when there is one session', () => {
+    for (const path of ['/a', '/b', '/c/locks', '/x/y/z']) expect(sessionIndexOf(path, 1)).toBe(0);
+  });
+
+  it('spreads many paths evenly over the sessions', () => {
+    for (const sessions of [2, 3, 4, 8]) {
+      const counts = new Array<number>(sessions).fill(0);
+      const paths = 10_000;
+      for (let i = 0; i < paths; i++) counts[sessionIndexOf(`/app/orders/order:${i}`, sessions)]++;
+      for (const count of counts) {
+        expect(count).toBeGreaterThan((paths / sessions) * 0.9);
+        expect(count).toBeLessThan((paths / sessions) * 1.1);
+      }
+    }
+  });
+
+  it("puts a semaphore's locks and leases children on its path's session", () => {
+    for (let i = 0; i < 200; i++) {
+      const path = `/app/pool-${i}`;
+      const index = sessionIndexOf(path, 4);
+      expect(sessionIndexOf(`${path}/locks`, 4)).toBe(index);
+      expect(sessionIndexOf(`${path}/leases`, 4)).toBe(index);
+    }
+  });
+
+  it('keys on the recipe path, shared by a mutex, both sides of a read/write lock and an election', () => {
+    // They all use the lock path itself: the key is the path, whatever the kind.
+    expect(recipePathOf('/app/job')).toBe('/app/job');
+    expect(recipePathOf('/app/job/locks')).toBe('/app/job');
+    expect(recipePathOf('/app/job/leases')).toBe('/app/job');
+    expect(recipePathOf('/app/joblocks')).toBe('/app/joblocks');
+    expect(recipePathOf('/locks')).toBe('/locks');
+    expect(recipePathOf('/leases')).toBe('/leases');
+  });
+});
