@@ -4,7 +4,10 @@
  * Every function of `lib/` gets a logpoint (an inspector breakpoint whose condition records the
  * call and never pauses); the calls from the request to the write of the contender node's
  * `create` on the socket to ZooKeeper are printed in order, file by file, with the count of files
- * and of returns to a file already left (docs/design.md "One acquire, file by file").
+ * and of returns to a file already left (docs/design.md "One acquire, file by file"). Counted
+ * three ways: from the request to the client layer's `create` (ZkSession.create: where Curator's
+ * and kazoo's counts stop, at their client's `create`), the client layer's own walk from that
+ * `create` to the socket, and the whole walk.
  */
 import 'reflect-metadata';
 import { Session } from 'node:inspector';
@@ -172,7 +175,39 @@ async function main(): Promise<void> {
     await server.close();
   }
   console.log('Run time (POST /orders/42, up to the create of the contender node):');
+  reportRun(calls, points);
+}
+
+/** The client layer's entry: where the engine hands the create over (Curator: client.create()). */
+const CREATE = { file: `lib${sep}core${sep}zookeeper${sep}zk-session.ts`, fn: 'ZkSession.create' };
+
+/**
+ * The run-time walk split at the first ZkSession.create: the request to that create (the create
+ * call included: the main line ends in its file), then the client layer's walk from it to the
+ * socket, each counted on its own, then the whole walk.
+ */
+function reportRun(calls: readonly Call[], points: number): void {
+  const at = calls.findIndex((c) => c.file === CREATE.file && c.fn === CREATE.fn);
+  if (at < 0) throw new Error(`no call of ${CREATE.fn}: the walk did not reach the client layer`);
+  console.log(
+    `\n== 1. The request to the client layer's create (${CREATE.fn}, the call included):`,
+  );
+  report(calls.slice(0, at + 1), points, calls[at]);
+  console.log(`\n== 2. The client layer: ${CREATE.fn} to the socket write (counted on its own):`);
+  report(calls.slice(at), points);
+  console.log('\n== 3. The whole walk, the request to the socket write:');
   report(calls, points);
+  const whole = walk(calls, false);
+  const toCreate = walk(calls.slice(0, at + 1), false);
+  const mainToCreate = walk([...descendingCalls(calls.slice(0, at)), calls[at]], false);
+  const fromCreate = walk(calls.slice(at), false);
+  const returns = (w: ReturnType<typeof walk>) => w.returns + w.callbacks;
+  console.log(
+    `\nSummary: to ${CREATE.fn}: ${toCreate.files} files, ${returns(toCreate)} returns (main ` +
+      `line ${mainToCreate.files} files, ${returns(mainToCreate)} returns); ${CREATE.fn} to the ` +
+      `socket: ${fromCreate.files} files, ${returns(fromCreate)} returns; whole walk: ` +
+      `${whole.files} files, ${returns(whole)} returns`,
+  );
 }
 
 /**
@@ -182,24 +217,26 @@ async function main(): Promise<void> {
  * file's own code going on after a call into another file returned: not a return. Then the main
  * line: the same walk without its leaf calls (docs/design.md "One acquire, file by file").
  */
-function report(calls: readonly Call[], points: number): void {
+function report(calls: readonly Call[], points: number, last?: Call): void {
   const all = walk(calls, true);
   console.log(
     `Full walk: ${calls.length} calls in ${all.files} files, ${all.returns + all.callbacks} ` +
       `returns to a file already left (${all.callbacks} of them calls back) (${points} logpoints ` +
       'in lib/)',
   );
-  const descending = descendingCalls(calls);
+  // A walk that ends at a call (the create) keeps it: the main line ends in that file.
+  const descending = descendingCalls(last ? calls.slice(0, -1) : calls);
+  if (last) descending.push(last);
   const main = walk(descending, false);
   console.log(
     'Main line (the files control descends through: the walk above without its leaf calls, the ' +
-      'calls that return without calling into another lib/ file):',
+      `calls that return without calling into another lib/ file${last ? `; ending at ${last.fn}` : ''}):`,
   );
   for (const entry of main.order) console.log(entry);
   console.log(
     `Main line: ${descending.length} calls in ${main.files} files, ` +
       `${main.returns + main.callbacks} returns to a file already left ` +
-      `(${main.callbacks} of them calls back); the full walk above is the headline count`,
+      `(${main.callbacks} of them calls back); the full walk above counts its leaf calls too`,
   );
 }
 

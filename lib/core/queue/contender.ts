@@ -1,20 +1,14 @@
 // A Contender: one node of ours in a lock's queue, from its create to its delete.
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
-import { isInDoubt, isNoNode, isNodeExists, isSessionGone } from '../zookeeper/zk-errors';
-import { deleteWithRetry } from '../recipes/guaranteed-delete';
-import { ensureLockPath } from '../recipes/lock-path';
+import { isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import { MAX_GENERATION, fencingToken, sequenceOf } from '../recipes/lock-naming';
 import { ProtectedNode } from '../recipes/protected-node';
-import { pastSequenceGuard, waitForSequenceReset } from '../recipes/sequence-wrap';
+import { pastSequenceGuard } from '../recipes/sequence-wrap';
+import { CreateFailures, Next } from './create-failures';
 import type { GrantPolicy, Place } from './grant-policy';
 import { OwnNodeWatch } from './own-node-watch';
-
-/**
- * How many more answers in doubt recovery takes once nobody waits for the node any more (the
- * caller gave up, or close() ended the wait): then it stops (see keepRecovering).
- */
-const DOUBTS_AFTER_WAIT = 2;
+import { PredecessorWatch } from './predecessor-watch';
 
 /** @internal What a Contender needs from its WaiterQueue. */
 export interface ContenderContext {
@@ -44,17 +38,15 @@ type State =
   | { kind: 'abandoned' }
   | { kind: 'removed' };
 
-/** What enter() does after one create: create again (after a reply in doubt), or nothing. */
-type Next = 'create' | 'create-after-doubt' | 'done';
-
 const FIRST: Place = { predecessor: null, ahead: 0 };
 
 /**
  * @internal
  * One EPHEMERAL_SEQUENTIAL node in the lock's queue (Curator's LockInternals loop, on the policy
  * its queue gives): created together with the listing (one round trip), recovered by its uuid
- * after a lost create reply (ProtectedNode), watching only the node its policy names, deleted
- * with retries. The queue calls hold() when it grants the lock on it.
+ * after a lost create reply (ProtectedNode, through CreateFailures), watching only the node its
+ * policy names (PredecessorWatch), deleted with retries. The queue calls hold() when it grants
+ * the lock on it.
  */
 export class Contender {
   private state: State = { kind: 'creating' };
@@ -68,10 +60,10 @@ export class Contender {
   private generation = 0;
   private syncing = false;
   private syncAgain = false;
-  /** Answers in doubt since nobody waits for this node any more (see keepRecovering). */
-  private doubtsAfterWait = 0;
-  /** The watch on the node ahead of ours, while we wait. */
-  private predecessorWatch?: { path: string; watcher: (event: { name: string }) => void };
+  /** The watch on the node ahead of ours, from its first use on (see predecessorWatch). */
+  private aheadWatch?: PredecessorWatch;
+  /** What a failed create does next, from the first failure on (see failures). */
+  private failed?: CreateFailures;
 
   constructor(private readonly ctx: ContenderContext) {}
 
@@ -205,7 +197,7 @@ export class Contender {
     // lock on (WaiterQueue) or a waiter takes "the node ahead is gone" as its turn.
     this.watch?.reset();
     if (this.isHeld) return this.watch?.rearm();
-    if (this.predecessorWatch) this.ownWatch.arm();
+    if (this.aheadWatch?.active) this.ownWatch.arm();
     void this.resync();
   }
 
@@ -218,14 +210,14 @@ export class Contender {
    */
   remove(): Promise<void> {
     this.state = { kind: 'removed' };
-    this.unwatchPredecessor();
+    this.aheadWatch?.cancel(this.session);
     return this.node?.remove(this.ctx.connection.current) ?? Promise.resolve();
   }
 
   /** Forget the node without deleting it (its session is gone, and the node with it). */
   abandon(): void {
     this.state = { kind: 'abandoned' };
-    this.unwatchPredecessor();
+    this.aheadWatch?.cancel(this.session);
   }
 
   // ---- enter(), step by step ----------------------------------------------------------------
@@ -246,6 +238,35 @@ export class Contender {
         this.queued && this.session ? { session: this.session, path: this.nodePath } : undefined,
       rewatch: (wanted) => (this.isHeld ? wanted : this.state.kind === 'waiting'),
       deleted: () => this.ownNodeDeleted(),
+    }));
+  }
+
+  /** The watch on the node ahead of ours, made when first armed. */
+  private get predecessorWatch(): PredecessorWatch {
+    return (this.aheadWatch ??= new PredecessorWatch({
+      gone: (predecessor) => this.predecessorGone(predecessor),
+      changed: () => void this.resync(),
+    }));
+  }
+
+  /** What a failed create does next, made at the first failure. */
+  private get failures(): CreateFailures {
+    return (this.failed ??= new CreateFailures({
+      lockPath: this.ctx.lockPath,
+      node: this.protectedNode(),
+      isGone: () => this.isGone,
+      adopt: (name) => this.adopt(name),
+      apply: (listing) => this.apply(listing),
+      remove: () => this.remove(),
+      restart: () => {
+        this.node?.forget();
+        this.seq = -1;
+        this.state = { kind: 'creating' };
+      },
+      busy: (busy) => {
+        if (this.state.kind === 'creating') this.state = { kind: 'creating', busy };
+        if (busy) this.ctx.onPosition(this);
+      },
     }));
   }
 
@@ -274,17 +295,17 @@ export class Contender {
     try {
       name = await created;
     } catch (err) {
-      return this.createFailed(session, err);
+      return this.failures.after(session, err);
     }
     this.adopt(name);
     if (this.isGone) {
       // Its batch gave up while it was created. A listing sent after this create was applied
       // shows every earlier node of ours: recovery deletes them all, this one included.
-      await (inDoubt ? this.recover(session) : this.remove());
+      await (inDoubt ? this.failures.recover(session) : this.remove());
       return 'done';
     }
     if (pastSequenceGuard(this.seq)) {
-      return (await this.leaveForSequenceReset(session)) ? 'create' : 'done';
+      return (await this.failures.leaveForSequenceReset(session)) ? 'create' : 'done';
     }
     try {
       this.apply(await listed);
@@ -293,77 +314,6 @@ export class Contender {
       await this.resync();
     }
     return 'done';
-  }
-
-  private async createFailed(session: ZkSession, err: unknown): Promise<Next> {
-    if (isNoNode(err)) return (await this.createLockPath(session)) ? 'create' : 'done';
-    // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
-    // that name: the path must be re-created (sequence-wrap.ts).
-    if (isNodeExists(err)) return (await this.waitForSequenceReset(session)) ? 'create' : 'done';
-    if (!isInDoubt(err)) throw err;
-    if (!this.keepRecovering() || (await this.recover(session))) return 'done';
-    return 'create-after-doubt';
-  }
-
-  /** The lock path is missing: create it; false if the caller's wait ended meanwhile. */
-  private async createLockPath(session: ZkSession): Promise<boolean> {
-    if (this.isGone) return false; // the leader had no lock path: no node of ours either
-    return ensureLockPath(session, this.ctx.lockPath, undefined, () => !this.isGone);
-  }
-
-  /**
-   * The create's reply was lost: find our node (ProtectedNode.recover) and take our place, or
-   * delete it if nobody waits for it. True when done (adopted, or given up: see keepRecovering),
-   * false to create again.
-   */
-  private async recover(session: ZkSession): Promise<boolean> {
-    const found = await this.protectedNode().recover(session, () => this.keepRecovering());
-    if (found === 'not-found') return false;
-    if (found === 'gave-up') return true;
-    this.adopt(this.name!);
-    if (this.isGone) await this.remove();
-    else this.apply(found);
-    return true;
-  }
-
-  /**
-   * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
-   * a caller waits for this node. Once nobody does, DOUBTS_AFTER_WAIT more: enough for a
-   * reconnect after a lost reply (the usual case), while a path whose every request makes the
-   * server drop the connection (longer than its jute.maxbuffer) no longer reconnects forever,
-   * and close() can finish (issue #19 §3). A node it could not find then (if the server created
-   * one at all) is ours: it goes with the session at the latest (docs/design.md "The mutex
-   * recipe").
-   */
-  private keepRecovering(): boolean {
-    return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
-  }
-
-  /**
-   * Our node got a sequence near 2^31: delete it, wait until the path has drained and is
-   * re-created (sequence-wrap.ts), then create again. False when the waiter gave up meanwhile.
-   */
-  private async leaveForSequenceReset(session: ZkSession): Promise<boolean> {
-    await deleteWithRetry(session, this.nodePath);
-    if (this.isGone) return false;
-    this.node?.forget();
-    this.seq = -1;
-    this.state = { kind: 'creating' };
-    return this.waitForSequenceReset(session);
-  }
-
-  private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
-    await waitForSequenceReset(session, this.ctx.lockPath, {
-      wanted: () => !this.isGone,
-      busy: (children) => {
-        // Not queued, but busy: a try gives up, a waiter's timeout counts who is ahead.
-        const busy = { predecessor: children[children.length - 1], ahead: children.length };
-        if (this.state.kind === 'creating') this.state = { kind: 'creating', busy };
-        this.ctx.onPosition(this);
-      },
-    });
-    if (this.state.kind === 'creating') this.state = { kind: 'creating' };
-    return !this.isGone;
   }
 
   private adopt(name: string): void {
@@ -383,7 +333,7 @@ export class Contender {
     if (place.predecessor !== null) {
       // Sent in this order in one tick: the server answers (and arms) the own-node watch first.
       this.ownWatch.arm();
-      this.watchPredecessor(place.predecessor);
+      this.predecessorWatch.watch(this.session!, this.ctx.lockPath, place.predecessor);
     }
     this.ctx.onPosition(this);
   }
@@ -396,30 +346,6 @@ export class Contender {
     const strays = this.protectedNode().deleteStrays(listing.children);
     if (strays.length === 0) return this.ctx.released;
     return new Set([...this.ctx.released, ...strays]);
-  }
-
-  private watchPredecessor(predecessor: string): void {
-    const session = this.session!;
-    const path = `${this.ctx.lockPath}/${predecessor}`;
-    if (this.predecessorWatch?.path === path) return; // armed already
-    this.unwatchPredecessor();
-    const watcher = (event: { name: string }): void => {
-      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
-      if (event.name === 'NODE_DELETED') this.predecessorGone(predecessor);
-      else void this.resync();
-    };
-    this.predecessorWatch = { path, watcher };
-    session.getData(path, watcher).catch((err) => {
-      if (this.predecessorWatch?.watcher === watcher) this.predecessorWatch = undefined;
-      if (isNoNode(err)) this.predecessorGone(predecessor);
-    });
-  }
-
-  /** A waiter that gave up (or moved on) leaves no callback behind on the node it watched. */
-  private unwatchPredecessor(): void {
-    if (!this.predecessorWatch || !this.session) return;
-    this.session.unwatchData(this.predecessorWatch.path, this.predecessorWatch.watcher);
-    this.predecessorWatch = undefined;
   }
 
   private waitsFor(predecessor: string): boolean {

@@ -7,6 +7,8 @@ import {
   positionOf,
   sortContenders,
 } from '../recipes/lock-naming';
+import type { Contender } from './contender';
+import type { Waiter } from './waiter';
 
 /** @internal The recipes a WaiterQueue serves (owner scopes keep their holds apart). */
 export type LockKind = 'mutex' | 'read' | 'write';
@@ -114,4 +116,45 @@ export function holdingCount(sorted: readonly string[]): number {
   const firstOther = sorted.findIndex((name) => !isReader(name));
   if (firstOther < 0) return sorted.length;
   return firstOther === 0 ? 1 : firstOther;
+}
+
+/** @internal What a queue may do now: hand `node` to `members`, or first `confirm` it still exists. */
+export interface Grant {
+  readonly node: Contender;
+  readonly members: readonly Waiter[];
+  readonly confirm: boolean;
+}
+
+/**
+ * @internal
+ * Who of a queue's `waiters` may hold now (`busy`: a node of ours holds, or is being confirmed).
+ * Shared (readers): every node its policy lets hold, for all the callers that wait on it.
+ * Exclusive: the first caller whose node may hold, once nothing of ours holds; the next caller
+ * of a batch only once the server said the node still exists since the last reconnect, or a
+ * remote that took the lock after a deletion would hold too.
+ */
+export function grantsNow(policy: GrantPolicy, waiters: readonly Waiter[], busy: boolean): Grant[] {
+  if (policy.shared) {
+    const nodes = new Set(waiters.map((w) => w.contender));
+    return [...nodes].filter(mayGrant).map((node) => ({
+      node,
+      members: waiters.filter((w) => w.contender === node),
+      confirm: false,
+    }));
+  }
+  if (busy) return [];
+  const first = waiters.find((w) => w.contender?.isFirst);
+  const node = first?.contender;
+  if (!mayGrant(node)) return [];
+  return [{ node, members: [first!], confirm: node.isHeld && !node.confirmed }];
+}
+
+/**
+ * Granted only on a connected session heard from within the safe window: while disconnected
+ * ownership is unknown, a node of a lost session is gone (its callers queue anew), and a process
+ * that just woke from a pause may hold a session the server expired (docs/design.md "What
+ * holding means, and when it ends").
+ */
+function mayGrant(node: Contender | undefined): node is Contender {
+  return !!node?.isFirst && !!node.session?.provenAlive;
 }

@@ -2,7 +2,7 @@
 import { LockTimeoutError, ZooKeeperUnavailableError } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Contender } from './contender';
-import type { Waiter } from './waiter-queue';
+import type { Waiter } from './waiter';
 
 /** @internal A try without a connected session does not wait for one. */
 export function noSessionForTry(

@@ -10,9 +10,10 @@ import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
 import { Contender, ContenderContext } from './contender';
-import type { GrantPolicy } from './grant-policy';
+import { type GrantPolicy, grantsNow } from './grant-policy';
 import { HeldLock } from './held-lock';
 import { exclusiveCallersAhead, noSessionForTry, waitTimeoutError } from './wait-errors';
+import { tryingCaller, type Waiter, type WaitEnds, waitingCaller } from './waiter';
 
 /** @internal What the client tells its queues, and how they tell it about holds. */
 export interface QueueContext {
@@ -27,17 +28,6 @@ export interface QueueContext {
   lost(lock: HeldLock, error: LockLostError): void;
   /** A contender's place may have changed (after the queue granted what it could). */
   placed?(contender: Contender): void;
-}
-
-/** @internal One local caller waiting for a lock (or trying once). */
-export interface Waiter {
-  readonly tryOnly: boolean;
-  /** The node this caller waits on; several callers of one batch share a node. Set here only. */
-  contender?: Contender;
-  done: boolean;
-  resolve(lock: HeldLock | null): void;
-  reject(error: Error): void;
-  cleanup(): void;
 }
 
 const RELEASED_MEMORY = 64;
@@ -71,6 +61,13 @@ export class WaiterQueue {
   private idleWaiters: Array<() => void> = [];
   private creationScheduled = false;
   private readonly contenders: ContenderContext;
+  /** A wait ends on its own (timer, abort signal): cancelled with the error of each. */
+  private readonly waitEnds: WaitEnds = {
+    timedOut: (waiter, waitTimeoutMs) =>
+      this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs)),
+    aborted: (waiter, signal) =>
+      this.cancel(waiter, new LockAbortedError(this.displayPath, signal.reason)),
+  };
 
   constructor(
     private readonly ctx: QueueContext,
@@ -118,27 +115,7 @@ export class WaiterQueue {
       return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
     }
     return new Promise<HeldLock>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const onAbort = (): void =>
-        this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
-      const waiter: Waiter = {
-        tryOnly: false,
-        done: false,
-        resolve: resolve as (lock: HeldLock | null) => void,
-        reject,
-        cleanup: () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      if (waitTimeoutMs !== undefined) {
-        timer = setTimeout(
-          () => this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs)),
-          waitTimeoutMs,
-        );
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      this.waiters.push(waitingCaller(resolve, reject, options, this.waitEnds));
       this.pump();
     });
   }
@@ -157,7 +134,7 @@ export class WaiterQueue {
     const session = this.ctx.connection.current;
     if (session.state !== 'connected') return Promise.reject(this.noSessionForTry());
     return new Promise((resolve, reject) => {
-      this.waiters.push({ tryOnly: true, done: false, resolve, reject, cleanup: () => undefined });
+      this.waiters.push(tryingCaller(resolve, reject));
       this.pump();
     });
   }
@@ -204,43 +181,13 @@ export class WaiterQueue {
 
   /** Grants what the policy allows now, drops tries that may not hold, queues new nodes. */
   private pump(): void {
-    if (this.policy.shared) this.grantShared();
-    else this.grantExclusive();
+    const busy = this.holding.size > 0 || this.confirming !== undefined;
+    for (const { node, members, confirm } of grantsNow(this.policy, this.waiters, busy)) {
+      if (confirm) this.confirm(node);
+      else this.grant(node, members);
+    }
     this.dropLosingTries();
     this.scheduleNode();
-  }
-
-  /**
-   * Granted only on a connected session heard from within the safe window: while disconnected
-   * ownership is unknown, a node of a lost session is gone (its callers queue anew), and a process
-   * that just woke from a pause may hold a session the server expired (docs/design.md "What
-   * holding means, and when it ends").
-   */
-  private mayGrant(node: Contender | undefined): node is Contender {
-    return !!node?.isFirst && !!node.session?.provenAlive;
-  }
-
-  /** Readers: every node its policy lets hold, for all the callers that wait on it. */
-  private grantShared(): void {
-    for (const node of new Set(this.waiters.map((w) => w.contender))) {
-      if (this.mayGrant(node))
-        this.grant(
-          node,
-          this.waiters.filter((w) => w.contender === node),
-        );
-    }
-  }
-
-  /** Exclusive: the first caller whose node may hold, once nothing of ours holds. */
-  private grantExclusive(): void {
-    if (this.holding.size > 0 || this.confirming) return;
-    const first = this.waiters.find((w) => w.contender?.isFirst);
-    const node = first?.contender;
-    if (!this.mayGrant(node)) return;
-    // The next caller of a batch: only once the server said the node still exists since the
-    // last reconnect, or a remote that took the lock after a deletion would hold too.
-    if (node.isHeld && !node.confirmed) this.confirm(node);
-    else this.grant(node, [first!]);
   }
 
   /** Asks the server whether a batch's node still exists, then serves (or requeues) its callers. */

@@ -25,7 +25,7 @@ export const ROUTE_HANDLER_WAIT_MS = 30_000;
 /**
  * The method that replaces a decorated one, for every caller: a route, message or resolver
  * handler (after guards, interceptors and pipes: the arguments are the piped values), a job, or
- * plain code (docs/design.md "One way `@DistributedLock` takes a lock"). It finds the instance's
+ * plain code (docs/design.md "One acquire, file by file"). It finds the instance's
  * LockService, resolves the lock path and hands the call to the hold (distributed-lock.hold.ts).
  * Its result is always a Promise.
  */
