@@ -72,7 +72,7 @@ export class ZkLockClient extends EventEmitter {
     const contexts = pool.members.map((member, index) =>
       this.queueContext(nodeData, member, index),
     );
-    this.queues = new LockQueues((lockPath) => contexts[pool.indexOf(lockPath)], this.reaper, this);
+    this.queues = new LockQueues(contexts, this.reaper, this);
     this.semaphores = new SemaphoreRecipe(
       {
         connectionOf,

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { LockModeError } from '../errors';
 import type { ParentReaper } from '../recipes/parent-reaper';
 import type { AcquireOptions } from '../types';
+import { sessionIndexOf } from '../zookeeper/session-shards';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { LockKind, POLICIES } from './grant-policy';
 import type { HeldLock } from './held-lock';
@@ -22,8 +23,11 @@ export class LockQueues {
   private readonly byPath = new Map<string, PathQueues>();
 
   constructor(
-    /** The context of a lock path's queues: its session's (docs/design.md "Sessions as a pool"). */
-    private readonly contextOf: (lockPath: string) => QueueContext,
+    /**
+     * The queue context of each session of the pool, in member order: a lock path's queues get
+     * its session's (sessionIndexOf; docs/design.md "Sessions as a pool").
+     */
+    private readonly contexts: readonly QueueContext[],
     private readonly reaper: ParentReaper,
     /** The client: told `waiting` once a caller is about to wait (its telemetry listens). */
     private readonly events: Pick<EventEmitter, 'emit' | 'listenerCount'>,
@@ -58,7 +62,7 @@ export class LockQueues {
     if (this.events.listenerCount('waiting') > 0) this.events.emit('waiting', { path });
     // Created and asked in one go: the queue's code runs from its constructor on.
     const queue = (entry[kind] ??= new WaiterQueue(
-      this.contextOf(lockPath),
+      this.contexts[sessionIndexOf(lockPath, this.contexts.length)],
       (q) => this.idle(q, kind),
       lockPath,
       path,
