@@ -6,7 +6,13 @@
  * client's state, `sessions`, inspect() and close() cover every session, and nothing is left.
  * Runs its own ZooKeeper server, so its watch count is ours alone.
  */
-import { InvalidLockOptionsError, LockHandle, LockLostError, ZkLockClient } from '../../lib';
+import {
+  InvalidLockOptionsError,
+  LockHandle,
+  LockLostError,
+  ZkLockClient,
+  ZooKeeperUnavailableError,
+} from '../../lib';
 import type { LockEvents, SessionInfo } from '../../lib/core';
 import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 import { mntr } from '../support/zookeeper';
@@ -16,6 +22,26 @@ import { snapshotResources } from './support/resources';
 import { eventually } from './support/zk-admin';
 
 const SESSIONS = 4;
+
+/**
+ * The quiet baseline of this process: the fewest timers and sockets over a second (a look at the
+ * server's watch count may still have a socket or timer closing).
+ */
+async function quietResources(): Promise<Record<string, number>> {
+  const baseline = snapshotResources({ process }).active;
+  for (let i = 0; i < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = snapshotResources({ process }).active;
+    for (const type of Object.keys(baseline)) baseline[type] = Math.min(baseline[type], now[type]);
+  }
+  return baseline;
+}
+
+/** No more timers or sockets than `baseline`. */
+function noMoreThan(baseline: Record<string, number>): boolean {
+  const now = snapshotResources({ process }).active;
+  return Object.keys(baseline).every((type) => now[type] <= baseline[type]);
+}
 
 describe('a client with several sessions', () => {
   const zk = useOwnServer('session-pool', { sessionTimeoutMs: 10_000 });
@@ -32,6 +58,18 @@ describe('a client with several sessions', () => {
         /ZkLockClient.connect\(\): sessions must be a whole number from 1 to 64.*maxClientCnxns/,
       );
     }
+  });
+
+  it('fails the first connect with ZooKeeperUnavailableError, as one session does, leaving nothing open', async () => {
+    const baseline = await quietResources();
+    const connect = ZkLockClient.connect({
+      connectionString: '127.0.0.1:1', // nothing listens there
+      sessions: SESSIONS,
+      connectTimeoutMs: 1_000,
+    });
+    await expect(connect).rejects.toBeInstanceOf(ZooKeeperUnavailableError);
+    await expect(connect).rejects.toThrow(/127\.0\.0\.1:1/);
+    await eventually('no timer or socket is left', () => noMoreThan(baseline));
   });
 
   it('opens every session, spreads paths over them and keeps each path on one session', async () => {
@@ -96,6 +134,7 @@ describe('a client with several sessions', () => {
   });
 
   it('loses only the expired session’s locks, reports each naming the session, keeps the rest', async () => {
+    const watchesBefore = await watches();
     const locks = await pooled();
     const other = await zk.connect({ sessions: SESSIONS, namespace: zk.root });
     const before = locks.sessions;
@@ -171,19 +210,12 @@ describe('a client with several sessions', () => {
       );
       return left.every((nodes) => nodes.length === 0);
     });
+    await eventually('no watch is left', async () => (await watches()) === watchesBefore);
   });
 
   it('covers every session in close(): no node, watch, timer, socket or listener is left', async () => {
     const watchesBefore = await watches();
-    // The quiet baseline: the fewest timers and sockets over a second (a look at the server's
-    // watch count above may still have a socket or timer closing).
-    const baseline = snapshotResources({ process }).active;
-    for (let i = 0; i < 10; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const now = snapshotResources({ process }).active;
-      for (const type of Object.keys(baseline))
-        baseline[type] = Math.min(baseline[type], now[type]);
-    }
+    const baseline = await quietResources();
     const locks = await ZkLockClient.connect({
       connectionString: zk.server.connectionString,
       sessionTimeoutMs: 10_000,
@@ -211,10 +243,7 @@ describe('a client with several sessions', () => {
       return children.filter((c) => c.startsWith('close-')).length === 0;
     });
     await eventually('no watch is left', async () => (await watches()) === watchesBefore);
-    await eventually('no timer or socket is left', () => {
-      const now = snapshotResources({ process }).active;
-      return Object.keys(baseline).every((type) => now[type] <= baseline[type]);
-    });
+    await eventually('no timer or socket is left', () => noMoreThan(baseline));
     // And while connected there were more: the check can see a session's timers and socket.
     expect(connectedResources.TCPSocketWrap).toBeGreaterThanOrEqual(
       baseline.TCPSocketWrap + SESSIONS,

@@ -90,63 +90,69 @@ describe('soak', () => {
   const watchCount = async (): Promise<number> =>
     (await mntr(server.members[0].clientPort)).zk_watch_count;
 
-  it(`${CYCLES.toLocaleString('en')} cycles over ${PATHS.toLocaleString('en')} paths from ${PROCESSES} processes leave no znode, no watch, flat memory`, async () => {
-    const root = testRoot('soak-cycles');
-    roots.push(root);
-    const watchesBefore = await watchCount();
-    const workers = Array.from({ length: PROCESSES }, (_, i) =>
-      spawnFixture('soak-worker', {
-        ZK_CONNECT: server.connectionString,
-        NAMESPACE: root,
-        PATHS: String(PATHS),
-        CYCLES: String(CYCLES / PROCESSES),
-        CONCURRENCY: String(CONCURRENCY),
-        OFFSET: String((i * PATHS) / PROCESSES / 2), // half of each range is shared with the next
-      }),
-    );
-    await Promise.all(
-      workers.map((w) => nextMessage(w, (m: { type: string }) => m.type === 'ready')),
-    );
-    const results = workers.map((w) =>
-      nextMessage<WorkerResult & { type: string }>(w, (m) => m.type === 'result'),
-    );
-    const started = Date.now();
-    workers.forEach((w) => w.send('go'));
-    const figures = await Promise.all(results);
-    const elapsedMs = Date.now() - started;
-    const codes = await Promise.all(workers.map(exited));
-    expect(codes).toEqual(workers.map(() => 0));
+  // sessions 4: each process spreads its paths over 4 sessions (docs/design.md "Sessions as a pool").
+  it.each([1, 4])(
+    `${CYCLES.toLocaleString('en')} cycles over ${PATHS.toLocaleString('en')} paths from ${PROCESSES} processes leave no znode, no watch, flat memory (sessions: %i)`,
+    async (sessions) => {
+      const root = testRoot(`soak-cycles-${sessions}`);
+      roots.push(root);
+      const watchesBefore = await watchCount();
+      const workers = Array.from({ length: PROCESSES }, (_, i) =>
+        spawnFixture('soak-worker', {
+          ZK_CONNECT: server.connectionString,
+          NAMESPACE: root,
+          PATHS: String(PATHS),
+          CYCLES: String(CYCLES / PROCESSES),
+          CONCURRENCY: String(CONCURRENCY),
+          OFFSET: String((i * PATHS) / PROCESSES / 2), // half of each range is shared with the next
+          SESSIONS: String(sessions),
+        }),
+      );
+      await Promise.all(
+        workers.map((w) => nextMessage(w, (m: { type: string }) => m.type === 'ready')),
+      );
+      const results = workers.map((w) =>
+        nextMessage<WorkerResult & { type: string }>(w, (m) => m.type === 'result'),
+      );
+      const started = Date.now();
+      workers.forEach((w) => w.send('go'));
+      const figures = await Promise.all(results);
+      const elapsedMs = Date.now() - started;
+      const codes = await Promise.all(workers.map(exited));
+      expect(codes).toEqual(workers.map(() => 0));
 
-    await eventually(
-      'every lock path is cleaned up',
-      async () => (await admin.children(root)).length === 0,
-      scaled(60_000),
-    );
-    expect(await admin.countDescendants(root)).toBe(0);
-    await eventually(
-      'the server watch count is back',
-      async () => (await watchCount()) === watchesBefore,
-    );
-    expect(await watchCount()).toBe(watchesBefore);
+      await eventually(
+        'every lock path is cleaned up',
+        async () => (await admin.children(root)).length === 0,
+        scaled(60_000),
+      );
+      expect(await admin.countDescendants(root)).toBe(0);
+      await eventually(
+        'the server watch count is back',
+        async () => (await watchCount()) === watchesBefore,
+      );
+      expect(await watchCount()).toBe(watchesBefore);
 
-    const lines = figures.map(
-      (f, i) =>
-        `  process ${i}: ${f.cycles} cycles in ${f.elapsedMs} ms; heap ${mb(f.heapBefore)} -> ${mb(f.heapAfter)}; ` +
-        `RSS ${mb(f.rssBefore)} -> ${mb(f.rssAfter)}`,
-    );
-    console.log(
-      `soak: ${CYCLES} cycles over ${PATHS} paths, ${PROCESSES} processes x ${CONCURRENCY} callers, ` +
-        `${elapsedMs} ms (${Math.round((CYCLES * 1000) / elapsedMs)} cycles/s); watches ${watchesBefore} -> ` +
-        `${await watchCount()}; znodes left 0\n${lines.join('\n')}`,
-    );
-    for (const f of figures) {
-      expect(f.badTokens).toBe(0);
-      // Flat: what 25,000 cycles over 10,000 paths leave on the heap after GC, when every path
-      // has been cleaned up, is noise (a few hundred KB), not one object per path or per cycle
-      // (10,000 paths x even 200 bytes would be 2 MB).
-      expect(f.heapAfter - f.heapBefore).toBeLessThan(2 * MB);
-    }
-  });
+      const lines = figures.map(
+        (f, i) =>
+          `  process ${i}: ${f.cycles} cycles in ${f.elapsedMs} ms; heap ${mb(f.heapBefore)} -> ${mb(f.heapAfter)}; ` +
+          `RSS ${mb(f.rssBefore)} -> ${mb(f.rssAfter)}`,
+      );
+      console.log(
+        `soak: ${CYCLES} cycles over ${PATHS} paths, ${PROCESSES} processes x ${CONCURRENCY} callers, ` +
+          `${sessions} session(s) each, ` +
+          `${elapsedMs} ms (${Math.round((CYCLES * 1000) / elapsedMs)} cycles/s); watches ${watchesBefore} -> ` +
+          `${await watchCount()}; znodes left 0\n${lines.join('\n')}`,
+      );
+      for (const f of figures) {
+        expect(f.badTokens).toBe(0);
+        // Flat: what 25,000 cycles over 10,000 paths leave on the heap after GC, when every path
+        // has been cleaned up, is noise (a few hundred KB), not one object per path or per cycle
+        // (10,000 paths x even 200 bytes would be 2 MB).
+        expect(f.heapAfter - f.heapBefore).toBeLessThan(2 * MB);
+      }
+    },
+  );
 
   it(`${WAITERS.toLocaleString('en')} callers waiting on one path: bounded nodes and memory, FIFO, half cancelled leaves nothing`, async () => {
     const root = testRoot('soak-waiters');

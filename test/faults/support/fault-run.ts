@@ -23,6 +23,8 @@ export interface FaultRunOptions {
   sessionMs: number;
   waitMs: number;
   noLock?: boolean;
+  /** Each contender's client option `sessions` (default 1). */
+  sessions?: number;
 }
 
 interface Op {
@@ -183,6 +185,7 @@ export class FaultRun {
         SESSION_MS: String(this.options.sessionMs),
         WAIT_MS: String(this.options.waitMs),
         NO_LOCK: this.options.noLock ? '1' : '0',
+        SESSIONS: String(this.options.sessions ?? 1),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
