@@ -1,11 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventEmitter } from 'node:events';
 import type { Attributes, Meter, ObservableCallback, Tracer } from '@opentelemetry/api';
 import type { LockEvents } from '../types';
-import { LockActivity } from './lock-activity';
 import { createLockInstruments } from './lock-instruments';
 import { loadOpenTelemetry, OpenTelemetry } from './open-telemetry-api';
-import { PathLabels } from './path-labels';
+import { LockActivity, PathLabels } from './path-labels';
 
 /** The meter's and tracer's name (the instrumentation scope). */
 export const TELEMETRY_SCOPE = 'nestjs-zookeeper-lock';
@@ -33,14 +31,6 @@ export interface LockTelemetryOptions {
   callTemplate?: () => string | undefined;
 }
 
-/**
- * @internal The path template of the call locking now, set by its caller before it calls the
- * client (the NestJS hold runs each `@DistributedLock` call with its spec's template): it travels
- * down with the call, and the telemetry reads it here, in the caller's async context, without
- * calling back into the caller's layer. Read before LockTelemetryOptions.callTemplate.
- */
-export const callTemplates = new AsyncLocalStorage<string>();
-
 type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 
 /**
@@ -52,10 +42,9 @@ type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 export class LockTelemetry {
   /** @internal The path templates and their matching (the NestJS module lists the templates). */
   readonly labels: PathLabels;
-  private readonly activity = new LockActivity();
+  private readonly activity: LockActivity;
   /** The label each held path was counted under, for its release (maybe in another context). */
   private readonly heldLabels = new Map<string, { label: string; holds: number }>();
-  private readonly callTemplate?: () => string | undefined;
   private readonly listeners: Listeners;
   private readonly gauges: [{ removeCallback(cb: ObservableCallback): void }, ObservableCallback][];
 
@@ -76,7 +65,7 @@ export class LockTelemetry {
     options: LockTelemetryOptions,
   ) {
     this.labels = labels;
-    this.callTemplate = options.callTemplate;
+    this.activity = new LockActivity(labels, options.callTemplate);
     const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
       TELEMETRY_SCOPE,
     ) as Meter;
@@ -90,7 +79,7 @@ export class LockTelemetry {
       [PATH_ATTRIBUTE]: label,
     });
     this.listeners = {
-      waiting: (e) => this.activity.change(this.labelOf(e.path), 'waiters', 1),
+      waiting: this.activity.waiting, // counted where the call's label is known (path-labels.ts)
       waited: (e) => {
         const label = this.labelOf(e.path); // once for the wait's metrics and its span
         this.activity.change(label, 'waiters', -1);
@@ -146,15 +135,9 @@ export class LockTelemetry {
     for (const [gauge, callback] of this.gauges.splice(0)) gauge.removeCallback(callback);
   }
 
-  /**
-   * The label of `path`: the caller's template (callTemplates, else the callTemplate option) if
-   * it is one of the templates and matches, else the best match.
-   */
+  /** The label of `path` for the call locking now (LockActivity.labelOfCall). */
   private labelOf(path: string): string {
-    const template = callTemplates.getStore() ?? this.callTemplate?.();
-    return template !== undefined && this.labels.matches(template, path)
-      ? template
-      : this.labels.labelOf(path);
+    return this.activity.labelOfCall(path);
   }
 
   /** Counts a hold of `path` under the caller's label, remembered until its release. */

@@ -1,3 +1,6 @@
+// The labels of lock paths in metrics, and what the gauges count by label: the call's own
+// template, else the best match; waiters and holders of this process.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvalidLockOptionsError } from '../errors';
 import { validateLockPath } from '../paths';
 
@@ -56,6 +59,55 @@ export class PathLabels {
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(path, label);
     return label;
+  }
+}
+
+/**
+ * @internal The path template of the call locking now, set by its caller before it calls the
+ * client (the NestJS hold runs each `@DistributedLock` call with its spec's template): it travels
+ * down with the call, and the telemetry reads it here, in the caller's async context, without
+ * calling back into the caller's layer. Read before LockTelemetryOptions.callTemplate.
+ */
+export const callTemplates = new AsyncLocalStorage<string>();
+
+/**
+ * @internal Waiters and holders of this process, by label: what the observable gauges report.
+ * A wait is counted by the `waiting` listener here, in the caller's async context (the label of
+ * its call: labelOfCall), so the telemetry is one step beside the acquire, not a detour.
+ */
+export class LockActivity {
+  private readonly byLabel = new Map<string, { waiters: number; holders: number }>();
+
+  constructor(
+    private readonly labels: PathLabels,
+    private readonly callTemplate?: () => string | undefined,
+  ) {}
+
+  /** The client's `waiting` event: one more waiter under the call's label. */
+  readonly waiting = (e: { path: string }): void =>
+    this.change(this.labelOfCall(e.path), 'waiters', 1);
+
+  /**
+   * The label of `path` for the call locking now: its template (callTemplates, else the
+   * callTemplate option) if it is one of the templates and matches, else the best match.
+   */
+  labelOfCall(path: string): string {
+    const template = callTemplates.getStore() ?? this.callTemplate?.();
+    return template !== undefined && this.labels.matches(template, path)
+      ? template
+      : this.labels.labelOf(path);
+  }
+
+  change(label: string, what: 'waiters' | 'holders', delta: 1 | -1): void {
+    let counts = this.byLabel.get(label);
+    if (!counts) this.byLabel.set(label, (counts = { waiters: 0, holders: 0 }));
+    // Never below 0: a lock taken before telemetry was attached may be released after.
+    counts[what] = Math.max(0, counts[what] + delta);
+  }
+
+  /** Every label seen so far (a bounded set), with its current count; 0 once idle. */
+  entries(what: 'waiters' | 'holders'): [string, number][] {
+    return [...this.byLabel].map(([label, counts]) => [label, counts[what]]);
   }
 }
 

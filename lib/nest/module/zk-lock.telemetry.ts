@@ -35,7 +35,7 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
       ...option,
       pathTemplates: [...(option?.pathTemplates ?? []), ...this.decoratorTemplates()],
       // A decorated call is labelled by its own template, not another matching the same path:
-      // the hold sets it in the call (callTemplates in lock-telemetry.ts); as before, no
+      // the hold sets it in the call (callTemplates in path-labels.ts); as before, no
       // callTemplate option labels the module's other calls.
       callTemplate: undefined,
     });

@@ -2,7 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { EMPTY } from 'rxjs';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
-import { callTemplates } from '../../core/telemetry/lock-telemetry';
+import { callTemplates } from '../../core/telemetry/path-labels';
 import type { AcquireOptions } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
 import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
