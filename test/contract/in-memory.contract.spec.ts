@@ -15,6 +15,12 @@ describeLockContract('in-memory ZooKeeper', () => ({
   connectionString: () => zookeeper.connectionString,
 }));
 
+// Clients with several sessions (docs/design.md "Sessions as a pool") keep the same contract.
+describeLockContract('in-memory ZooKeeper, 4 sessions per client', () => ({
+  connectionString: () => zookeeper.connectionString,
+  sessions: 4,
+}));
+
 it('leaves no node behind once the clients have closed', () => {
   expect(zookeeper.paths().filter((p) => p.includes('_c_'))).toEqual([]);
 });

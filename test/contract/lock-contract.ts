@@ -16,6 +16,8 @@ import {
 export interface ContractBackend {
   /** Connection string of the ZooKeeper (real or in memory) the clients use. */
   connectionString(): string;
+  /** The clients' option `sessions` (default 1). */
+  sessions?: number;
 }
 
 export function describeLockContract(name: string, backend: () => ContractBackend): void {
@@ -29,6 +31,7 @@ export function describeLockContract(name: string, backend: () => ContractBacken
         connectionString: backend().connectionString(),
         namespace,
         parentCleanupDelayMs: 100,
+        sessions: backend().sessions,
       });
       clients.push(c);
       return c;

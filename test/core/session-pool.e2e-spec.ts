@@ -152,6 +152,9 @@ describe('a client with several sessions', () => {
       const queues = await Promise.all(paths.map((p) => locks.inspect(p)));
       return queues.every((q) => q.queue.length === 1);
     });
+    // Which locks were told their session was disconnected (SUSPENDED: ownership unknown).
+    const uncertain = new Set<string>();
+    for (const [p, lock] of held) lock.on('uncertain', () => uncertain.add(p));
     const lost: LockEvents['lost'][] = [];
     const changes: SessionInfo[] = [];
     const states: string[] = [];
@@ -186,7 +189,8 @@ describe('a client with several sessions', () => {
     expect(after[target].id).not.toBe(expiredId);
     after.forEach((s, i) => i !== target && expect(s).toEqual(before[i]));
 
-    // The other sessions' locks are still held, by their nodes, first in line.
+    // The other sessions' locks were never even uncertain; still held, by their nodes, first in line.
+    expect(elsewhere.filter((p) => uncertain.has(p))).toEqual([]);
     for (const p of elsewhere) {
       const lock = held.get(p)!;
       expect(lock.state).toBe('held');

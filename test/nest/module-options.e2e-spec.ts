@@ -25,6 +25,8 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     ['requestTimeoutMs', { requestTimeoutMs: Number.NaN }],
     ['parentCleanupDelayMs', { parentCleanupDelayMs: -5 }],
     ['maxNodesPerPath', { maxNodesPerPath: 1.5 }],
+    ['sessions', { sessions: 0 }],
+    ['sessions', { sessions: 65 }],
     ['connectionString', { connectionString: '' }],
     ['nodeData', { nodeData: 'orders' }],
   ])('fails naming %s for %j', async (option, bad) => {

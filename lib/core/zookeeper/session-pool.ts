@@ -19,12 +19,12 @@ export class SessionPool extends EventEmitter {
   private constructor(readonly members: readonly ZkConnection[]) {
     super();
     this.setMaxListeners(0);
-    this.state = this.aggregate(false);
+    this.state = clientState(this.memberStates(), false);
     members.forEach((member, index) => {
       member.on('state', (state: ConnectionState) => {
         if (this.closing) return;
         this.emit('member', { index, id: member.current.id, state } satisfies SessionInfo);
-        const next = this.aggregate(true);
+        const next = clientState(this.memberStates(), true);
         if (next === this.state) return;
         this.state = next;
         this.emit('state', next);
@@ -80,14 +80,19 @@ export class SessionPool extends EventEmitter {
     this.removeAllListeners();
   }
 
-  /**
-   * The client's state from its members': the worst of them (LOST, then SUSPENDED); once all
-   * are up, CONNECTED the first time and RECONNECTED after (`wasUp`), as Curator says of one.
-   */
-  private aggregate(wasUp: boolean): ConnectionState {
-    const states = this.members.map((m) => m.state);
-    if (states.includes('LOST')) return 'LOST';
-    if (states.includes('SUSPENDED')) return 'SUSPENDED';
-    return wasUp ? 'RECONNECTED' : 'CONNECTED';
+  private memberStates(): ConnectionState[] {
+    return this.members.map((m) => m.state);
   }
+}
+
+/**
+ * @internal
+ * The client's state from its sessions' states: the worst of them (LOST, then SUSPENDED); once
+ * all are up, CONNECTED the first time and RECONNECTED after (`wasUp`), as Curator says of one.
+ * With one session, its own state.
+ */
+export function clientState(states: readonly ConnectionState[], wasUp: boolean): ConnectionState {
+  if (states.includes('LOST')) return 'LOST';
+  if (states.includes('SUSPENDED')) return 'SUSPENDED';
+  return wasUp ? 'RECONNECTED' : 'CONNECTED';
 }
