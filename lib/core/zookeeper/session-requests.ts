@@ -24,7 +24,7 @@ export interface RequestsOptions {
   /** The client whose connection manager the requests are written to. */
   client: zookeeper.Client;
   /** The ACL of every node created (ZkCredentials.aclList). */
-  acl: readonly unknown[];
+  acl: readonly AclEntry[];
   /** The error for a request once the session takes none (see refuseAll). */
   gone(op: string, path: string): ZkRequestError;
   /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
@@ -36,6 +36,15 @@ type Start<T> = (cb: (err: any, value: T) => void) => void;
 
 /** node-zookeeper-client's limit on a node's data, checked as its create does. */
 const DATA_SIZE_LIMIT = 1048576;
+
+/** The client's check of a node's data (an AssertionError, thrown synchronously, as its own). */
+function checkDataSize(data: Buffer | null): void {
+  if (data && data.length > DATA_SIZE_LIMIT) {
+    throw new AssertionError({
+      message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
+    });
+  }
+}
 
 /**
  * Every request is built here (the client's own checks, then our jute encoding), gets a deadline
@@ -58,21 +67,11 @@ export class SessionRequests {
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
-    const acl = this.options.acl as AclEntry[];
-    return this.send(
-      'create',
-      path,
-      OP.CREATE,
-      () => {
-        if (data && data.length > DATA_SIZE_LIMIT) {
-          throw new AssertionError({
-            message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
-          });
-        }
-        return encodeCreate(0, this.fullPath(path), data, acl, mode);
-      },
-      (r) => r.payload.path,
-    );
+    const encode = (): Buffer => {
+      checkDataSize(data); // then the path's check (fullPath)
+      return encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
+    };
+    return this.send('create', path, OP.CREATE, encode, (r) => r.payload.path);
   }
 
   /** Writes `data` to `path` if the node is still at `version` (the client's own request). */

@@ -6,6 +6,7 @@ import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures } from './connect-failures';
 import { SessionClock } from './session-clock';
 import { Listing, SessionRequests } from './session-requests';
+import type { AclEntry } from './jute-requests';
 import { DataWatches } from './data-watches';
 import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle';
 import { ClientStates } from './client-states';
@@ -59,7 +60,7 @@ export class ZkSession extends EventEmitter {
     this.requests = new SessionRequests({
       timeoutMs: options.requestTimeoutMs,
       client,
-      acl: credentials.aclList,
+      acl: credentials.aclList as AclEntry[],
       gone: (op, path) => this.states.goneError(op, path),
       authFailure: () => this.states.authFailure,
     });
