@@ -25,7 +25,9 @@ function loseFirstCreateReply(
   client: ZkLockClient,
   answerRecovery?: Promise<void>,
 ): () => string | undefined {
-  const session = (client as unknown as { connection: { current: ZkSession } }).connection.current;
+  // The client's one session (option `sessions` left at 1): the pool's only member's.
+  const { pool } = client as unknown as { pool: { members: { current: ZkSession }[] } };
+  const session = pool.members[0].current;
   const create = session.create.bind(session);
   const getChildren = session.getChildren.bind(session);
   let lost: string | undefined;
