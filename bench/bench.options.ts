@@ -63,6 +63,9 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   'same-key-1p': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
   'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'many-keys-1s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'many-keys-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'many-keys-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   handoff: { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'leader-step-down': { callers: 1, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   // A process per op, killed; each op lasts about a session timeout (--quick: 5).

@@ -1,3 +1,5 @@
+import { CLIENT_DEFAULTS } from '../lib/core/client/client-options';
+
 /** Scenario names, as they appear in the table and in the JSON lines. */
 export const SCENARIOS = [
   'raw-cycle',
@@ -10,6 +12,9 @@ export const SCENARIOS = [
   'same-key-1p',
   'same-key-4p',
   'many-keys',
+  'many-keys-1s',
+  'many-keys-2s',
+  'many-keys-4s',
   'handoff',
   'leader-step-down',
   'leader-crash',
@@ -27,15 +32,24 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 /**
  * The sessions (connections) a row spreads its callers over, where the row is about that
  * (issue #24 §1): `raw-parallel` is one session, its `-2s`/`-4s` rows split the 32 callers
- * over 2 or 4 raw connections; `many-keys` runs a client with the default options (one
- * session).
+ * over 2 or 4 raw connections; `many-keys` runs a client with the default options (option
+ * `sessions` left out), `many-keys-1s`/`-2s`/`-4s` one with `sessions` 1, 2 or 4.
  */
 export const SESSIONS_OF: Partial<Record<ScenarioName, number>> = {
   'raw-parallel': 1,
   'raw-parallel-2s': 2,
   'raw-parallel-4s': 4,
-  'many-keys': 1,
+  'many-keys': CLIENT_DEFAULTS.sessions,
+  'many-keys-1s': 1,
+  'many-keys-2s': 2,
+  'many-keys-4s': 4,
 };
+
+/** The raw-parallel row with `sessions` sessions, the baseline of the many-keys rows. */
+export function rawParallelWith(sessions: number): ScenarioName | undefined {
+  const names = Object.keys(SESSIONS_OF) as ScenarioName[];
+  return names.find((n) => n.startsWith('raw-parallel') && SESSIONS_OF[n] === sessions);
+}
 
 /** What one scenario measured. One JSON line per result with `--out`. */
 export interface ScenarioResult {

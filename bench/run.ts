@@ -12,6 +12,7 @@ import {
   SESSIONS_OF,
   ScenarioName,
   ScenarioResult,
+  rawParallelWith,
 } from './bench.types';
 import { familyCallers } from './family-scenarios.scenario';
 import { lockCallers } from './lock-scenarios.scenario';
@@ -32,14 +33,20 @@ import { measureMemory } from './memory.scenario';
 import { heapText } from './results.report';
 import { ZkRequestCounter } from './zk-requests.counter';
 
-/** Each lock scenario runs right after its baseline, so both see the same machine load. */
+/**
+ * Each lock scenario runs right after its baseline, so both see the same machine load;
+ * `many-keys` (the default options) is placed by runOrder() after the many-keys row with as many
+ * sessions.
+ */
 const RUN_ORDER: ScenarioName[] = [
   'raw-cycle',
   'uncontended',
   'raw-parallel',
-  'many-keys',
+  'many-keys-1s',
   'raw-parallel-2s',
+  'many-keys-2s',
   'raw-parallel-4s',
+  'many-keys-4s',
   'local-mutex',
   'same-key-1p',
   'same-key-4p',
@@ -56,15 +63,30 @@ const RUN_ORDER: ScenarioName[] = [
   'memory-10k',
 ];
 
+function runOrder(): ScenarioName[] {
+  const order = [...RUN_ORDER];
+  const sameSessions = order.findIndex(
+    (n) => n.startsWith('many-keys') && SESSIONS_OF[n] === SESSIONS_OF['many-keys'],
+  );
+  order.splice(
+    (sameSessions < 0 ? order.indexOf('many-keys-4s') : sameSessions) + 1,
+    0,
+    'many-keys',
+  );
+  return order;
+}
+
 /** The raw baseline a scenario's target is a ratio to: `--only` runs it too. */
 const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
   uncontended: 'raw-cycle',
   'same-key-1p': 'raw-cycle',
   'same-key-4p': 'raw-cycle',
-  'many-keys': 'raw-parallel',
   handoff: 'raw-handoff',
   'leader-step-down': 'raw-handoff',
 };
+for (const name of ['many-keys', 'many-keys-1s', 'many-keys-2s', 'many-keys-4s'] as const) {
+  BASELINE[name] = rawParallelWith(SESSIONS_OF[name]!);
+}
 
 interface Context {
   options: BenchOptions;
@@ -112,6 +134,18 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
     case 'many-keys':
       return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
+    case 'many-keys-1s':
+    case 'many-keys-2s':
+    case 'many-keys-4s': {
+      // A client of its own with that many sessions, closed after the row.
+      const client = await connectLocks(ctx.connectionString, namespace, SESSIONS_OF[name]);
+      ctx.cleanup.unshift(() => client.close());
+      try {
+        return await measure(name, lockCallers(client, `/${name}`, size, false), ctx);
+      } finally {
+        await client.close();
+      }
+    }
     case 'local-mutex':
       return measure(name, localMutexCallers(size), ctx);
     case 'raw-handoff':
@@ -219,7 +253,7 @@ async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options.help) return void console.log(USAGE);
   const { only } = options;
-  const selected = RUN_ORDER.filter((name) => !only || name === only || BASELINE[only] === name);
+  const selected = runOrder().filter((name) => !only || name === only || BASELINE[only] === name);
   const { connectionString, server } = await zooKeeperFromEnv();
   const cleanup: Array<() => Promise<void> | void> = [];
   if (server) cleanup.push(() => stopServer(server));
@@ -231,11 +265,7 @@ async function main(): Promise<void> {
     let locks: Promise<ZkLockClient> | undefined;
     const lockClient = () => {
       if (!locks) {
-        locks = ZkLockClient.connect({
-          connectionString,
-          namespace: `${root}/locks`,
-          sessionTimeoutMs: 10_000,
-        });
+        locks = connectLocks(connectionString, `${root}/locks`);
         const connected = locks;
         cleanup.unshift(() => connected.then((c) => c.close()).catch(() => undefined));
       }
@@ -303,6 +333,20 @@ function withDeadline<T>(name: ScenarioName, ms: number, work: Promise<T>): Prom
     );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** The in-process scenarios' client: the default options, or `sessions` sessions. */
+function connectLocks(
+  connectionString: string,
+  namespace: string,
+  sessions?: number,
+): Promise<ZkLockClient> {
+  return ZkLockClient.connect({
+    connectionString,
+    namespace,
+    sessionTimeoutMs: 10_000,
+    ...(sessions === undefined ? {} : { sessions }),
+  });
 }
 
 async function stopServer(server: ZooKeeperServer): Promise<void> {
