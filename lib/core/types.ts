@@ -11,7 +11,7 @@ export interface ZkLockClientOptions {
   /** Timeout of each ZooKeeper request. Default: the session timeout. */
   requestTimeoutMs?: number;
   /**
-   * How many ZooKeeper sessions the client keeps (1 to 64). Every lock path always uses the same
+   * How many ZooKeeper sessions the client keeps (1 to 16). Every lock path always uses the same
    * one, chosen by a hash of its path (a semaphore's `locks` and `leases` nodes go with its path),
    * so FIFO, re-entry and the mode checks are those of one session; a session lost loses only its
    * own paths' locks. More sessions serve more requests at once (ZooKeeper serves one session's

@@ -12,6 +12,7 @@ import {
   LockLostError,
   LockTimeoutError,
 } from '../../lib';
+import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 
 import { useCoreFixture } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
@@ -121,6 +122,10 @@ describe('multi-path lock', () => {
     '3 processes x 4 callers taking overlapping sets in random orders: no deadlock, no overlap (sessions: %i)',
     async (sessions) => {
       const paths = ['m1', 'm2', 'm3'].map((m) => p(`${m}-${sessions}`));
+      // The root is random: the last path is chosen so that the paths use more than one session.
+      const sessionsOf = (list: string[]) => new Set(list.map((x) => sessionIndexOf(x, 4))).size;
+      for (let i = 4; sessionsOf(paths) < 2; i++) paths[2] = p(`m${i}-${sessions}`);
+      expect(sessionsOf(paths)).toBeGreaterThan(1);
       const logDir = join(scratch.dir, `multi-${sessions}`);
       mkdirSync(logDir);
       paths.forEach((_, i) => writeFileSync(join(logDir, `${i}.log`), ''));

@@ -15,10 +15,12 @@ import {
 } from '../../lib';
 import type { LockEvents, SessionInfo } from '../../lib/core';
 import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { scaled } from '../support/time-scale';
 import { mntr } from '../support/zookeeper';
 import { expireSession } from './support/expire-session';
 import { useOwnServer } from './support/own-server';
 import { snapshotResources } from './support/resources';
+import { TcpProxy } from './support/tcp-proxy';
 import { eventually } from './support/zk-admin';
 
 const SESSIONS = 4;
@@ -43,6 +45,12 @@ function noMoreThan(baseline: Record<string, number>): boolean {
   return Object.keys(baseline).every((type) => now[type] <= baseline[type]);
 }
 
+/** The local port of session `index`'s socket: which of a proxy's connections is that session's. */
+function localPortOf(client: ZkLockClient, index: number): number {
+  const member = (client as any).pool.members[index];
+  return member.current.client.connectionManager.socket.localPort;
+}
+
 describe('a client with several sessions', () => {
   const zk = useOwnServer('session-pool', { sessionTimeoutMs: 10_000 });
   const pooled = () => zk.connect({ sessions: SESSIONS, namespace: zk.root });
@@ -50,12 +58,12 @@ describe('a client with several sessions', () => {
   const indexOf = (path: string) => sessionIndexOf(`${zk.root}${path}`, SESSIONS);
   const watches = async () => (await mntr(zk.server.members[0].clientPort)).zk_watch_count;
 
-  it('refuses a sessions option out of 1 to 64 before connecting, naming the option', async () => {
-    for (const sessions of [0, 65, 1.5, Number.NaN]) {
+  it('refuses a sessions option out of 1 to 16 before connecting, naming the option', async () => {
+    for (const sessions of [0, 17, 1.5, Number.NaN]) {
       const connect = ZkLockClient.connect({ connectionString: '127.0.0.1:1', sessions });
       await expect(connect).rejects.toBeInstanceOf(InvalidLockOptionsError);
       await expect(connect).rejects.toThrow(
-        /ZkLockClient.connect\(\): sessions must be a whole number from 1 to 64.*maxClientCnxns/,
+        /ZkLockClient.connect\(\): sessions must be a whole number from 1 to 16.*maxClientCnxns/,
       );
     }
   });
@@ -252,5 +260,128 @@ describe('a client with several sessions', () => {
     expect(connectedResources.TCPSocketWrap).toBeGreaterThanOrEqual(
       baseline.TCPSocketWrap + SESSIONS,
     );
+  });
+
+  describe('behind a proxy that cuts or holds one session’s connection', () => {
+    const TWO = 2;
+    let proxy: TcpProxy;
+    beforeEach(async () => (proxy = await TcpProxy.start(zk.server.members[0].clientPort)));
+    afterEach(async () => {
+      proxy.releaseRequests();
+      await proxy.close();
+    });
+    /** The first `<prefix>-<i>` whose lock path uses session `index` of two. */
+    const pathOn = (prefix: string, index: number) => {
+      for (let i = 0; ; i++) {
+        if (sessionIndexOf(`${zk.root}${prefix}-${i}`, TWO) === index) return `${prefix}-${i}`;
+      }
+    };
+    /** The server's session count (its mntr gauge; our admin client's session is one). */
+    const serverSessions = async () => {
+      const count = (await mntr(zk.server.members[0].clientPort)).zk_global_sessions;
+      expect(count).toEqual(expect.any(Number));
+      return count;
+    };
+
+    it('answers a try on one session while another session is disconnected, and keeps its locks certain', async () => {
+      const locks = await zk.connect({
+        connectionString: proxy.connectionString,
+        sessions: TWO,
+        namespace: zk.root,
+      });
+      const [a, b] = [0, 1]; // session a is cut off, session b goes on
+      const heldA = await locks.acquire(pathOn('/cut-held', a));
+      const heldB = await locks.acquire(pathOn('/cut-held', b));
+      const uncertain: string[] = [];
+      heldA.on('uncertain', () => uncertain.push('a'));
+      heldB.on('uncertain', () => uncertain.push('b'));
+      const changes: SessionInfo[] = [];
+      locks.on('session', (s) => changes.push(s));
+
+      // A try on session b, in flight (its requests held by the proxy) while session a drops.
+      proxy.holdRequestsOf(localPortOf(locks, b));
+      const tried = locks.tryAcquire(pathOn('/cut-try', b)).catch((err: Error) => err);
+      await eventually(
+        'the try’s first request is under way',
+        () => proxy.heldOps.some((op) => op !== 11), // 11: a ping
+      );
+      proxy.cut(localPortOf(locks, a));
+      await eventually('session a is disconnected', () =>
+        changes.some((c) => c.index === a && c.state === 'SUSPENDED'),
+      );
+      proxy.releaseRequests();
+      // Before the fix: ZooKeeperUnavailableError, as if session b were disconnected.
+      const lock = await tried;
+      expect(lock).not.toBeInstanceOf(Error);
+      expect(lock).toMatchObject({ state: 'held' });
+      await (lock as LockHandle).release();
+
+      // Session a came back within its session: its lock was uncertain, then held again; session
+      // b's lock was never uncertain, and session b never left CONNECTED.
+      await eventually('the client is connected again', () => locks.state === 'RECONNECTED');
+      expect(uncertain).toEqual(['a']);
+      expect(changes.every((c) => c.index === a)).toBe(true);
+      expect(heldA.state).toBe('held');
+      expect(heldB.state).toBe('held');
+      expect(() => heldB.assertHeld()).not.toThrow();
+      expect(locks.sessions[b].state).toBe('CONNECTED');
+      await Promise.all([heldA.release(), heldB.release()]);
+      await locks.close(); // while the proxy is up, so that its sessions end on the server
+    });
+
+    it('fails a first connect that only some sessions make, closing the ones that did: nothing is left', async () => {
+      const sessionsBefore = await serverSessions();
+      const baseline = await quietResources();
+      proxy.acceptOnly(1); // the first session connects, every other connection is refused
+      const connect = ZkLockClient.connect({
+        connectionString: proxy.connectionString,
+        sessions: TWO,
+        sessionTimeoutMs: 10_000,
+        connectTimeoutMs: scaled(2_000),
+      });
+      await expect(connect).rejects.toBeInstanceOf(ZooKeeperUnavailableError);
+      await expect(connect).rejects.toThrow(
+        new RegExp(`${proxy.connectionString}.*maxClientCnxns.*sessions`),
+      );
+      // The session that connected was closed (not left to expire on the server).
+      await eventually('the server has no session of ours', async () => {
+        return (await serverSessions()) === sessionsBefore;
+      });
+      expect(proxy.connections).toBe(0);
+      await eventually('no timer or socket is left', () => noMoreThan(baseline));
+    });
+
+    it('closes right after one session expired: within its bound, nothing left', async () => {
+      const watchesBefore = await watches();
+      const sessionsBefore = await serverSessions();
+      const baseline = await quietResources();
+      const locks = await ZkLockClient.connect({
+        connectionString: zk.server.connectionString,
+        sessionTimeoutMs: 10_000,
+        namespace: zk.root,
+        sessions: SESSIONS,
+        parentCleanupDelayMs: 50,
+      });
+      const paths = Array.from({ length: 8 }, (_, i) => `/expire-close-${i}`);
+      const held = await Promise.all(paths.map((p) => locks.acquire(p)));
+      const target = indexOf(paths[0]);
+      await expireSession(zk.server.connectionString, locks, target);
+      const startedAt = Date.now();
+      await locks.close();
+      // close()'s bound: sessionTimeoutMs + requestTimeoutMs (requestTimeoutMs = sessionTimeoutMs).
+      expect(Date.now() - startedAt).toBeLessThan(20_000);
+      expect(locks.state).toBe('CLOSED');
+      expect(locks.eventNames()).toEqual([]);
+      expect(held.every((l) => l.state !== 'held')).toBe(true);
+      await eventually('no node is left', async () => {
+        const children = await zk.admin.children(zk.root);
+        return children.filter((c) => c.startsWith('expire-close-')).length === 0;
+      });
+      await eventually('the server has no session of ours', async () => {
+        return (await serverSessions()) === sessionsBefore;
+      });
+      await eventually('no watch is left', async () => (await watches()) === watchesBefore);
+      await eventually('no timer or socket is left', () => noMoreThan(baseline));
+    });
   });
 });

@@ -26,7 +26,7 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     ['parentCleanupDelayMs', { parentCleanupDelayMs: -5 }],
     ['maxNodesPerPath', { maxNodesPerPath: 1.5 }],
     ['sessions', { sessions: 0 }],
-    ['sessions', { sessions: 65 }],
+    ['sessions', { sessions: 17 }],
     ['connectionString', { connectionString: '' }],
     ['nodeData', { nodeData: 'orders' }],
   ])('fails naming %s for %j', async (option, bad) => {

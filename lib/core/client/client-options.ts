@@ -13,8 +13,13 @@ export const CLIENT_DEFAULTS = {
   sessions: 1,
 } as const;
 
-/** Most sessions one client may keep (option `sessions`): each is a connection to the ensemble. */
-export const MAX_SESSIONS = 64;
+/**
+ * Most sessions one client may keep (option `sessions`): each is a connection to a server, and a
+ * server refuses one client IP address's connections beyond its maxClientCnxns (60 by default).
+ * 16 leaves room for three such clients per host (48) and the host's other ZooKeeper clients; the
+ * throughput measured grows most from 1 to 4 sessions (docs/design.md "Sessions as a pool").
+ */
+export const MAX_SESSIONS = 16;
 
 /** Durations in ms: a whole number from `min` to a Node timer's limit. */
 const DURATIONS = {

@@ -44,7 +44,7 @@ const DEFAULTS = CLIENT_DEFAULTS;
 
 /**
  * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
- * Events: 'acquired', 'released', 'timeout', 'lost', 'state' (see LockEvents).
+ * Events: 'acquired', 'released', 'timeout', 'lost', 'state', 'session' (see LockEvents).
  */
 export class ZkLockClient extends EventEmitter {
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
@@ -91,17 +91,18 @@ export class ZkLockClient extends EventEmitter {
     pool.on('member', (session: SessionInfo) => this.emit('session', session));
     pool.on('state', (state: ConnectionState) => this.emit('state', state));
     for (const member of pool.members) {
-      // Each holder, lease and election filters by its own session: only its session's loss counts.
+      // A member's events reach only its own queues; each lease and election filters by its
+      // own session: another session's loss or drop never counts.
       member.on(
         'session-lost',
         (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-          this.queues.onSessionLost(session, reason);
+          this.queues.onSessionLost(member, session, reason);
           this.semaphores.onSessionLost(session, reason);
           this.elections.onSessionLost(session, reason);
         },
       );
-      member.on('session', (session: ZkSession) => this.watchSession(session));
-      this.watchSession(member.current);
+      member.on('session', (session: ZkSession) => this.watchSession(member, session));
+      this.watchSession(member, member.current);
     }
   }
 
@@ -465,14 +466,15 @@ export class ZkLockClient extends EventEmitter {
     if (this.listenerCount(event) > 0) this.emit(event, payload());
   }
 
-  private watchSession(session: ZkSession): void {
+  /** The suspensions and reconnections of `session`, one session of pool member `member`. */
+  private watchSession(member: ZkConnection, session: ZkSession): void {
     session.on('suspended', () => {
-      this.queues.onSuspended(session);
+      this.queues.onSuspended(member, session);
       this.semaphores.onSuspended(session);
       this.elections.onSuspended(session);
     });
     session.on('reconnected', () => {
-      this.queues.onReconnected(session);
+      this.queues.onReconnected(member, session);
       this.semaphores.onReconnected(session);
       this.elections.onReconnected(session);
     });

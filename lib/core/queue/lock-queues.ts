@@ -4,6 +4,7 @@ import { LockModeError } from '../errors';
 import type { ParentReaper } from '../recipes/parent-reaper';
 import type { AcquireOptions } from '../types';
 import { sessionIndexOf } from '../zookeeper/session-shards';
+import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { LockKind, POLICIES } from './grant-policy';
 import type { HeldLock } from './held-lock';
@@ -77,16 +78,28 @@ export class LockQueues {
     );
   }
 
-  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
-    for (const q of this.all()) q.onSessionLost(session, reason);
+  // Session events of one member of the pool reach only the queues on that member's session
+  // (docs/design.md "Sessions as a pool"): another session's drop says nothing about them.
+
+  onSessionLost(
+    connection: ZkConnection,
+    session: ZkSession,
+    reason: 'session-expired' | 'connection-lost',
+  ): void {
+    for (const q of this.on(connection)) q.onSessionLost(session, reason);
   }
 
-  onSuspended(session: ZkSession): void {
-    for (const q of this.all()) q.onSuspended(session);
+  onSuspended(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onSuspended(session);
   }
 
-  onReconnected(session: ZkSession): void {
-    for (const q of this.all()) q.onReconnected(session);
+  onReconnected(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onReconnected(session);
+  }
+
+  /** The queues whose nodes use `connection`'s sessions. */
+  private on(connection: ZkConnection): WaiterQueue[] {
+    return this.all().filter((q) => q.connection === connection);
   }
 
   /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */

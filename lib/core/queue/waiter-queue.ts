@@ -95,6 +95,11 @@ export class WaiterQueue {
     return this.holding.size === 0 && this.waiters.length === 0 && this.pending === 0;
   }
 
+  /** The connection (one session of the client's pool) this queue's nodes use. */
+  get connection(): ZkConnection {
+    return this.ctx.connection;
+  }
+
   /** Every caller holding now (close() releases them). */
   get holders(): HeldLock[] {
     return [...this.holding.values()].flatMap((locks) => [...locks]);
@@ -164,9 +169,13 @@ export class WaiterQueue {
     this.pump();
   }
 
-  /** The connection dropped: holders are uncertain, and tries under way answer now. */
+  /**
+   * `session` dropped its connection: its holders are uncertain, and if it is this queue's
+   * session, tries under way answer now (another session of the pool is no reason to).
+   */
   onSuspended(session: ZkSession): void {
     for (const lock of this.holdersIn(session)) lock.suspend();
+    if (session !== this.ctx.connection.current) return;
     for (const w of [...this.waiters]) if (w.tryOnly) this.cancel(w, this.noSessionForTry());
   }
 

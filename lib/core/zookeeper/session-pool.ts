@@ -1,7 +1,7 @@
 /** Owns the client's sessions: one ZkConnection per member, a path's member, the client's state. */
 import { EventEmitter } from 'node:events';
 import type { ConnectionState, SessionInfo } from '../types';
-import type { ZooKeeperAuthFailedError } from '../errors';
+import { type ZooKeeperAuthFailedError, ZooKeeperUnavailableError } from '../errors';
 import { ZkConnection, ZkConnectionOptions } from './zk-connection';
 import { sessionIndexOf } from './session-shards';
 
@@ -34,7 +34,8 @@ export class SessionPool extends EventEmitter {
 
   /**
    * Connects `size` sessions at once; when any fails, closes the others and rejects with its
-   * error (ZooKeeperUnavailableError, InvalidLockOptionsError) as one session would.
+   * error (ZooKeeperUnavailableError, InvalidLockOptionsError) as one session would, the
+   * unavailable error saying how many connected and naming maxClientCnxns when `size` > 1.
    */
   static async open(options: ZkConnectionOptions, size: number): Promise<SessionPool> {
     const opened = await Promise.allSettled(
@@ -44,7 +45,7 @@ export class SessionPool extends EventEmitter {
     const members = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     if (failed) {
       await Promise.all(members.map((m) => m.close()));
-      throw failed.reason;
+      throw size > 1 ? poolUnavailable(failed.reason, members.length, size) : failed.reason;
     }
     return new SessionPool(members);
   }
@@ -95,4 +96,27 @@ export function clientState(states: readonly ConnectionState[], wasUp: boolean):
   if (states.includes('LOST')) return 'LOST';
   if (states.includes('SUSPENDED')) return 'SUSPENDED';
   return wasUp ? 'RECONNECTED' : 'CONNECTED';
+}
+
+/**
+ * The first connect of a pool failed: a ZooKeeperUnavailableError says how many of its sessions
+ * connected and that a server refuses one client IP's connections beyond its maxClientCnxns (a
+ * pool of `size` sessions is `size` connections per instance); any other error as it is.
+ */
+function poolUnavailable(err: unknown, connected: number, size: number): unknown {
+  if (!(err instanceof ZooKeeperUnavailableError)) return err;
+  const limit =
+    `with sessions: ${size}, each instance opens ${size} connections, and a server refuses a ` +
+    "client IP address's connections beyond its maxClientCnxns (60 by default): lower the " +
+    'sessions option or raise maxClientCnxns on the servers';
+  return new ZooKeeperUnavailableError(
+    err.connectionString,
+    err.timeoutMs,
+    `${size - connected} of this client's ${size} session requests`,
+    {
+      reason: err.failure?.reason ?? `${connected} of the ${size} sessions connected`,
+      hint: `${err.failure?.hint ?? 'Check that the servers are running and reachable, or raise connectTimeoutMs'}; ${limit}`,
+      cause: err.failure?.cause ?? err,
+    },
+  );
 }

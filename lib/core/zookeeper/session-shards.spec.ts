@@ -9,6 +9,20 @@ describe('sessionIndexOf', () => {
     expect(paths.map((p) => sessionIndexOf(p, 4))).toEqual(paths.map((p) => sessionIndexOf(p, 4)));
   });
 
+  it('hashes the UTF-8 bytes of any path, ASCII or not', () => {
+    const fnv1a = (path: string) => {
+      let hash = 0x811c9dc5;
+      for (const byte of Buffer.from(path, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193);
+      return hash >>> 0;
+    };
+    const paths = ['/app/order:1', '/é', '/app/ü/1', '/日本/x', '/😀', '/~\x7f', '/a\u0080b'];
+    for (const path of paths) {
+      for (const sessions of [2, 3, 4, 16]) {
+        expect(sessionIndexOf(path, sessions)).toBe(fnv1a(path) % sessions);
+      }
+    }
+  });
+
   it('gives every path session 0 when there is one session', () => {
     for (const path of ['/a', '/b', '/c/locks', '/x/y/z']) expect(sessionIndexOf(path, 1)).toBe(0);
   });

@@ -24,14 +24,27 @@ export function recipePathOf(lockPath: string): string {
  * @internal
  * The index (0 to `sessions` - 1) of the session `lockPath` uses: FNV-1a (32 bits) of its recipe
  * path's UTF-8 bytes. The same in every process and release, so a path's session never depends
- * on the order locks were taken in.
+ * on the order locks were taken in. An ASCII character is its own UTF-8 byte, so the usual path
+ * is hashed as it is; only a path with other characters is encoded (a Buffer) first.
  */
 export function sessionIndexOf(lockPath: string, sessions: number): number {
   if (sessions <= 1) return 0;
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(recipePathOf(lockPath), 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
+  const path = recipePathOf(lockPath);
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < path.length; i++) {
+    const code = path.charCodeAt(i);
+    if (code > 0x7f) return fnv1a(Buffer.from(path, 'utf8')) % sessions;
+    hash = Math.imul(hash ^ code, FNV_PRIME);
   }
   return (hash >>> 0) % sessions;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a (32 bits, unsigned) of `bytes`. */
+function fnv1a(bytes: Uint8Array): number {
+  let hash = FNV_OFFSET;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, FNV_PRIME);
+  return hash >>> 0;
 }

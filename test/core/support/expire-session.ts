@@ -26,7 +26,6 @@ const zookeeper = require('node-zookeeper-client') as {
 
 /** The client's session `index` (0 to sessions - 1): its hex id and raw client. */
 function sessionOf(client: ZkLockClient, index: number): { id: string; raw: RawClient } {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const session = (client as any).pool.members[index].current;
   return { id: session.id, raw: session.client };
 }

@@ -5,7 +5,9 @@
  * expires), unblock() lets it reconnect. holdRequests() keeps the connections up but holds what
  * clients send (the server answers nothing, the socket stays live) until releaseRequests().
  * dropRequests() discards what clients send (one-way loss: the server still sends, e.g. watch
- * notifications) until passRequests().
+ * notifications) until passRequests(). For a client with several sessions (one connection each),
+ * cut() and holdRequestsOf() act on one connection, named by the client's local port, and
+ * acceptOnly() lets only the first connections through.
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
@@ -15,6 +17,10 @@ export class TcpProxy {
   private holding = false;
   private muted = false;
   private dropping = false;
+  /** Client sockets whose requests are held (holdRequestsOf), by their remote (client) port. */
+  private readonly holdingPorts = new Set<number>();
+  /** How many more connections to accept (acceptOnly); unlimited when undefined. */
+  private acceptsLeft?: number;
   /** Frames held per upstream socket, in order. */
   private readonly held = new Map<Socket, Buffer[]>();
   /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
@@ -80,8 +86,24 @@ export class TcpProxy {
     this.holding = true;
   }
 
+  /** Holds what the client connection from local port `clientPort` sends (one session's). */
+  holdRequestsOf(clientPort: number): void {
+    this.holdingPorts.add(clientPort);
+  }
+
+  /** Drops the client connection from local port `clientPort` (that client may reconnect). */
+  cut(clientPort: number): void {
+    for (const socket of this.sockets) if (socket.remotePort === clientPort) socket.destroy();
+  }
+
+  /** From now on, lets `count` more connections through and refuses every one after them. */
+  acceptOnly(count: number): void {
+    this.acceptsLeft = count;
+  }
+
   releaseRequests(): void {
     this.holding = false;
+    this.holdingPorts.clear();
     this.heldOps.length = 0;
     for (const [upstream, frames] of this.held) for (const frame of frames) upstream.write(frame);
     this.held.clear();
@@ -93,7 +115,9 @@ export class TcpProxy {
   }
 
   private accept(client: Socket, targetPort: number): void {
-    if (this.blocked) return void client.destroy();
+    if (this.blocked || this.acceptsLeft === 0) return void client.destroy();
+    if (this.acceptsLeft !== undefined) this.acceptsLeft--;
+    const clientPort = client.remotePort;
     const upstream = connect(targetPort, '127.0.0.1');
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
@@ -117,7 +141,7 @@ export class TcpProxy {
         pending = pending.subarray(frame.length);
         if (this.dropping) {
           // lost on the way: the server never reads it
-        } else if (!this.holding) {
+        } else if (!this.holding && !this.holdingPorts.has(clientPort!)) {
           upstream.write(frame);
           if (!handshake) this.afterRequest?.(frame.readInt32BE(8));
         } else {
