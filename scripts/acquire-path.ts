@@ -26,6 +26,13 @@ interface Call {
   readonly caller: string | undefined;
 }
 let calls: Call[] = [];
+/**
+ * The functions (`file fn`) whose own body branches: an `if`, a `switch` or a `?:` outside the
+ * functions it defines. A leaf call of one of them decides something on the way (who may hold,
+ * whether the session is ready, whether a timer is armed); a leaf without a branch only computes
+ * or stores (a name, a size, an encoding). Closures of one name in one file count together.
+ */
+const deciding = new Set<string>();
 let recording: 'decoration' | 'run' | false = false;
 
 /**
@@ -76,6 +83,7 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
         body && ts.isBlock(body) ? body.statements.find((st) => !isSuperCall(st)) : body;
       if (first) {
         const fn = functionName(node, owner);
+        if (body && branches(body)) deciding.add(`${file} ${fn}`);
         const at = source.getLineAndCharacterOfPosition(first.getStart(source));
         const where = JSON.stringify(`${file} ${fn}`);
         await post(session, 'Debugger.setBreakpoint', {
@@ -91,6 +99,19 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
     await visit(source, '');
   }
   return points;
+}
+
+/** Whether a function body has a branch of its own (not in the functions it defines). */
+function branches(body: ts.Node): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || (node !== body && ts.isFunctionLike(node))) return;
+    if (ts.isIfStatement(node) || ts.isSwitchStatement(node) || ts.isConditionalExpression(node))
+      found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(body);
+  return found;
 }
 
 function isSuperCall(statement: ts.Statement): boolean {
@@ -183,30 +204,37 @@ const CREATE = { file: `lib${sep}core${sep}zookeeper${sep}zk-session.ts`, fn: 'Z
 
 /**
  * The run-time walk split at the first ZkSession.create: the request to that create (the create
- * call included: the main line ends in its file), then the client layer's walk from it to the
- * socket, each counted on its own, then the whole walk.
+ * call included), then the client layer's walk from it to the socket, each counted on its own,
+ * then the whole walk. Every walk's main line keeps its final call: the create, or the call
+ * that writes to the socket.
  */
 function reportRun(calls: readonly Call[], points: number): void {
   const at = calls.findIndex((c) => c.file === CREATE.file && c.fn === CREATE.fn);
   if (at < 0) throw new Error(`no call of ${CREATE.fn}: the walk did not reach the client layer`);
+  const toCreate = calls.slice(0, at + 1);
+  const fromCreate = calls.slice(at);
   console.log(
     `\n== 1. The request to the client layer's create (${CREATE.fn}, the call included):`,
   );
-  report(calls.slice(0, at + 1), points, calls[at]);
+  report(toCreate, points);
   console.log(`\n== 2. The client layer: ${CREATE.fn} to the socket write (counted on its own):`);
-  report(calls.slice(at), points);
+  report(fromCreate, points);
   console.log('\n== 3. The whole walk, the request to the socket write:');
   report(calls, points);
-  const whole = walk(calls, false);
-  const toCreate = walk(calls.slice(0, at + 1), false);
-  const mainToCreate = walk([...descendingCalls(calls.slice(0, at)), calls[at]], false);
-  const fromCreate = walk(calls.slice(at), false);
-  const returns = (w: ReturnType<typeof walk>) => w.returns + w.callbacks;
+  const figures = (part: readonly Call[]) => {
+    const all = walk(part, false);
+    const main = walk(descendingCalls(part), false);
+    const deciding = walk(decidingLine(part), false);
+    const returns = (w: ReturnType<typeof walk>) => w.returns + w.callbacks;
+    return (
+      `${all.files} files, ${returns(all)} returns (main line ${main.files} files, ` +
+      `${returns(main)} returns; main line plus deciding leaves ${deciding.files} files, ` +
+      `${returns(deciding)} returns)`
+    );
+  };
   console.log(
-    `\nSummary: to ${CREATE.fn}: ${toCreate.files} files, ${returns(toCreate)} returns (main ` +
-      `line ${mainToCreate.files} files, ${returns(mainToCreate)} returns); ${CREATE.fn} to the ` +
-      `socket: ${fromCreate.files} files, ${returns(fromCreate)} returns; whole walk: ` +
-      `${whole.files} files, ${returns(whole)} returns`,
+    `\nSummary: to ${CREATE.fn}: ${figures(toCreate)}; ${CREATE.fn} to the socket: ` +
+      `${figures(fromCreate)}; whole walk: ${figures(calls)}`,
   );
 }
 
@@ -215,22 +243,22 @@ function reportRun(calls: readonly Call[], points: number): void {
  * (its functions had all finished: a later call into it), `<~` a call back into it from another
  * file while one of its functions still runs (a callback it passed down); both count. `^` is the
  * file's own code going on after a call into another file returned: not a return. Then the main
- * line: the same walk without its leaf calls (docs/design.md "One acquire, file by file").
+ * line: the same walk without its leaf calls, ending at the walk's final call (docs/design.md
+ * "One acquire, file by file"); then the main line plus the leaf calls that decide something.
  */
-function report(calls: readonly Call[], points: number, last?: Call): void {
+function report(calls: readonly Call[], points: number): void {
   const all = walk(calls, true);
   console.log(
     `Full walk: ${calls.length} calls in ${all.files} files, ${all.returns + all.callbacks} ` +
       `returns to a file already left (${all.callbacks} of them calls back) (${points} logpoints ` +
       'in lib/)',
   );
-  // A walk that ends at a call (the create) keeps it: the main line ends in that file.
-  const descending = descendingCalls(last ? calls.slice(0, -1) : calls);
-  if (last) descending.push(last);
+  const descending = descendingCalls(calls);
   const main = walk(descending, false);
   console.log(
     'Main line (the files control descends through: the walk above without its leaf calls, the ' +
-      `calls that return without calling into another lib/ file${last ? `; ending at ${last.fn}` : ''}):`,
+      'calls that return without calling into another lib/ file; ending at the final call, ' +
+      `${calls[calls.length - 1].fn}):`,
   );
   for (const entry of main.order) console.log(entry);
   console.log(
@@ -238,6 +266,20 @@ function report(calls: readonly Call[], points: number, last?: Call): void {
       `${main.returns + main.callbacks} returns to a file already left ` +
       `(${main.callbacks} of them calls back); the full walk above counts its leaf calls too`,
   );
+  const line = decidingLine(calls);
+  const kept = new Set(descending);
+  const leaves = line.filter((c) => !kept.has(c)).map((c) => `${c.file} ${c.fn}`);
+  const withLeaves = walk(line, false);
+  console.log(
+    'Main line plus the leaves that decide something (a leaf call whose function branches: ' +
+      `${[...new Set(leaves)].join(', ') || 'none'}): ${withLeaves.files} files, ` +
+      `${withLeaves.returns + withLeaves.callbacks} returns to a file already left`,
+  );
+}
+
+/** The main line with the leaf calls whose functions branch, and the calls they are made through. */
+function decidingLine(calls: readonly Call[]): Call[] {
+  return descendingCalls(calls, (c) => deciding.has(`${c.file} ${c.fn}`));
 }
 
 /** Walks the calls file by file, counting files and returns; prints them when `print`. */
@@ -271,15 +313,20 @@ function walk(calls: readonly Call[], print: boolean) {
 
 /**
  * The calls that hand control on into another lib/ file, directly or through a call of their
- * own file that does: what is left without the leaf calls. A call's caller is the latest call
- * before it in the file its stack names below it.
+ * own file that does, and the final call (where the walk ends: the create, the socket write)
+ * with the calls it is made through: what is left without the leaf calls (and the calls `kept`
+ * keeps, with theirs). A call's caller is the latest call before it in the file its stack names
+ * below it.
  */
-function descendingCalls(calls: readonly Call[]): Call[] {
+function descendingCalls(
+  calls: readonly Call[],
+  kept: (call: Call) => boolean = () => false,
+): Call[] {
   const parent = calls.map((call, j) => {
     for (let i = j - 1; i >= 0; i--) if (calls[i].file === call.caller) return i;
     return -1;
   });
-  const descends = calls.map(() => false);
+  const descends = calls.map((call, j) => j === calls.length - 1 || kept(call));
   for (let j = calls.length - 1; j >= 0; j--) {
     const i = parent[j];
     if (i >= 0 && (descends[j] || calls[j].file !== calls[i].file)) descends[i] = true;
