@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   fencingToken,
   fencingTokenText,
@@ -71,6 +72,39 @@ describe('lock naming (Curator-compatible)', () => {
       '_c_0000-latch-0000000012',
     ]);
     expect(sequenceOf('_c_0000-latch-0000000012')).toBe(12);
+  });
+
+  it('gives every name the sort key and sequence of the general rule (the 10-digit shortcut, issue #24 §3)', () => {
+    // The rule as it was before the shortcut: kazoo's pattern, else the digits after the last
+    // marker, else the whole name.
+    const markers = ['lock-', '__READ__', '__WRIT__', 'lease-', 'latch-'];
+    const reference = (name: string): string => {
+      const kazoo = /__r?lock__(\d{10})$/.exec(name);
+      if (kazoo) return kazoo[1];
+      let end = -1;
+      for (const marker of markers) {
+        const i = name.lastIndexOf(marker);
+        if (i >= 0) end = Math.max(end, i + marker.length);
+      }
+      return end >= 0 ? name.slice(end) : name;
+    };
+    const part = fc.oneof(
+      fc.constantFrom(...markers, '__lock__', '__rlock__', '_c_', '-', '_', 'r', '-000000001'),
+      fc.stringMatching(/^[0-9]{1,11}$/),
+      fc.stringMatching(/^[a-f0-9-]{0,8}$/),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), (parts) => {
+        const name = parts.join('');
+        const key = reference(name);
+        expect(sortKey(name)).toBe(key);
+        expect(sequenceOf(name)).toBe(/^\d+$/.test(key) ? Number(key) : -1);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(sortKey('_c_x-lock-00000000012')).toBe('00000000012'); // 11 digits: the general rule
+    expect(sequenceOf('_c_x-lock--000000001')).toBe(-1); // a wrapped, negative sequence
+    expect(sortKey('0000000012')).toBe('0000000012'); // no marker: the whole name
   });
 
   it('counts the holders: the readers ahead of every other node, else the first node alone', () => {

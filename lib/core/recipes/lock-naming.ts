@@ -24,6 +24,28 @@ const KAZOO_NAME = /__r?lock__(\d{10})$/;
 /** What precedes the sequence in every style of ours and Curator's (the last one in the name counts). */
 const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME, LATCH_NAME];
 
+/** The digits ZooKeeper appends to a sequential node's name (`%010d`). */
+const SEQUENCE_LENGTH = 10;
+/** What precedes those digits in every node style of ours, Curator's and kazoo's. */
+const APPENDED_AFTER = [...SEQUENCE_MARKERS, '__lock__', '__rlock__'];
+
+/**
+ * The digits of a name that ends in a marker of any style and ZooKeeper's 10 digits: every
+ * node of ours, Curator's and kazoo's. No marker can end inside those digits (each ends in "-"
+ * or "_"), so the marker right before them is the last one, and the general rule of sortKey
+ * gives the same digits; this only skips its searches (issue #24 §3). Undefined otherwise.
+ */
+function appendedSequence(name: string): string | undefined {
+  const start = name.length - SEQUENCE_LENGTH;
+  if (start <= 0) return undefined;
+  for (let i = start; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined; // not 0-9
+  }
+  for (const marker of APPENDED_AFTER) if (name.endsWith(marker, start)) return name.slice(start);
+  return undefined;
+}
+
 /**
  * What a child sorts by: its sequence, the digits after the last marker of any node style (the
  * mutex's "lock-", the read/write lock's `__READ__`/`__WRIT__`, a semaphore's "lease-", a leader
@@ -33,6 +55,11 @@ const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME, LATCH_NA
  * parent from one counter, so this is the order they were created in.
  */
 export function sortKey(name: string): string {
+  return appendedSequence(name) ?? anyNameKey(name);
+}
+
+/** sortKey's general rule, for a name that does not end in a marker and 10 digits. */
+function anyNameKey(name: string): string {
   const kazoo = KAZOO_NAME.exec(name);
   if (kazoo) return kazoo[1];
   let end = -1;
@@ -45,7 +72,9 @@ export function sortKey(name: string): string {
 
 /** The sequence ZooKeeper appended, or -1 for a node that has none. */
 export function sequenceOf(name: string): number {
-  const digits = sortKey(name);
+  const appended = appendedSequence(name);
+  if (appended !== undefined) return Number(appended);
+  const digits = anyNameKey(name);
   return /^\d+$/.test(digits) ? Number(digits) : -1;
 }
 
