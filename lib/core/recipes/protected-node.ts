@@ -143,11 +143,13 @@ export class ProtectedNode {
    * connection loss until done or that session is gone.
    */
   remove(session = this.ownSession): Promise<void> {
-    const strays = Promise.all(this.strays.values()).then(() => undefined);
-    if (!this.ownName || !session) return strays;
-    this.deletion ??= Promise.all([deleteWithRetry(session, this.path), strays]).then(
-      () => undefined,
-    );
+    // Without strays (nearly always), no promises to join: the delete's own (issue #24 §3).
+    const strays =
+      this.strays.size === 0 ? undefined : Promise.all(this.strays.values()).then(() => undefined);
+    if (!this.ownName || !session) return strays ?? Promise.resolve();
+    this.deletion ??= strays
+      ? Promise.all([deleteWithRetry(session, this.path), strays]).then(() => undefined)
+      : deleteWithRetry(session, this.path);
     return this.deletion;
   }
 
