@@ -1,10 +1,10 @@
 /**
  * Faults around batched queue nodes: one ZooKeeper node of this process stands for a batch of
- * local callers and serves them in turn (lib/core/recipes/lock-queue.ts). What happens to the
- * batch when our session expires, when callers give up, when the connection drops as the lock
- * is handed on, when the client closes, and when someone deletes the shared node. Runs its own
- * ZooKeeper server, so pausing it (SIGSTOP) affects no other test file; remote holders and
- * waiters are lock-agent processes.
+ * local callers and serves them in turn (lib/core/queue/waiter-queue.ts, contender.ts). What
+ * happens to the batch when our session expires, when callers give up, when the connection drops
+ * as the lock is handed on, when the client closes, and when someone deletes the shared node.
+ * Runs its own ZooKeeper server, so pausing it (SIGSTOP) affects no other test file; remote
+ * holders and waiters are lock-agent processes.
  */
 import {
   ClientClosedError,

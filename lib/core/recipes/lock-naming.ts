@@ -86,7 +86,7 @@ export function sortContenders(children: readonly string[]): string[] {
     .map((c) => c.name);
 }
 
-/** Local handoffs of one node (see LockQueue) are numbered in the token's low 32 bits. */
+/** Local handoffs of one node (see WaiterQueue and Contender) are numbered in the token's low 32 bits. */
 export const MAX_GENERATION = 0xffff_ffff;
 
 /**
