@@ -1,3 +1,5 @@
+// The errors this library throws: ZkLockError and its subclasses, each naming what to do.
+
 /** Base of every error this library throws. */
 export class ZkLockError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,3 +1,4 @@
+// Lock paths: their validation (ZooKeeper's rules and our length limit), namespaces, segments.
 import { InvalidLockPathError } from './errors';
 
 // ZooKeeper's PathUtils.validatePath: control characters, the surrogate/private-use block and specials.

@@ -1,3 +1,4 @@
+// The public types of the core: the client's options, the handles it returns and its events.
 import type { LockLossReason } from './errors';
 import type { ZkTlsOptions } from './zookeeper/zk-credentials';
 

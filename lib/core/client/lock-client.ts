@@ -1,4 +1,4 @@
-// ZkLockClient: the framework-free entry point, its public API and the owner scopes of its calls.
+// ZkLockClient: the framework-free entry point and its public API, wired to the recipes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -69,6 +69,7 @@ export class ZkLockClient extends EventEmitter {
       connectionOf,
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
     );
+    // In member order: LockQueues picks a path's context by sessionIndexOf, as the pool does.
     const contexts = pool.members.map((member, index) =>
       this.queueContext(nodeData, member, index),
     );

@@ -1,3 +1,4 @@
+// The OpenTelemetry instruments of a lock meter: their names, units, descriptions and buckets.
 import type { Counter, Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
 
 /** Histogram buckets of waits and holds, in seconds: 1 ms (a handoff) to 10 minutes (a job). */

@@ -1,3 +1,4 @@
+// LockTelemetry: the client's events as OpenTelemetry metrics and spans, labelled by template.
 import type { EventEmitter } from 'node:events';
 import type { Attributes, Meter, ObservableCallback, Tracer } from '@opentelemetry/api';
 import type { LockEvents } from '../types';

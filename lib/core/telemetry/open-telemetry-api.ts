@@ -1,3 +1,4 @@
+// Loading the optional `@opentelemetry/api` peer dependency, on first use only.
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import { ZkLockError } from '../errors';
 

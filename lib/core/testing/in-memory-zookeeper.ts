@@ -1,3 +1,4 @@
+// InMemoryZooKeeper: a ZooKeeper server in this process, for tests without Java.
 import { randomBytes } from 'node:crypto';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { JuteReader, JuteWriter } from './jute';

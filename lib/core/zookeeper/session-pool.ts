@@ -1,4 +1,4 @@
-/** Owns the client's sessions: one ZkConnection per member, a path's member, the client's state. */
+/** Owns the client's sessions: one ZkConnection per member, and the client's state from theirs. */
 import { EventEmitter } from 'node:events';
 import type { ConnectionState, SessionInfo } from '../types';
 import { type ZooKeeperAuthFailedError, ZooKeeperUnavailableError } from '../errors';
@@ -50,7 +50,10 @@ export class SessionPool extends EventEmitter {
     return new SessionPool(members);
   }
 
-  /** The index of the member whose session `lockPath` (namespace applied) uses: always the same. */
+  /**
+   * The index of the member whose session `lockPath` (namespace applied) uses: always the same,
+   * as session-shards.ts picks it (the queue registry picks its context with the same function).
+   */
   indexOf(lockPath: string): number {
     return sessionIndexOf(lockPath, this.members.length);
   }

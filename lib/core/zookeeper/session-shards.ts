@@ -1,4 +1,4 @@
-// Which session of a pool a lock path uses: a stable hash of its recipe path.
+// Owns which session of a pool a lock path uses: a stable hash of its recipe path.
 
 /** The children a semaphore keeps under its path (Curator InterProcessSemaphoreV2's layout). */
 const SEMAPHORE_CHILDREN = ['/locks', '/leases'];
