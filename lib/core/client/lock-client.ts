@@ -240,6 +240,25 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
+   * @internal withLockAll for `paths` the NestJS hold's resolver validated already
+   * (distributed-lock.hold.ts, as withValidLock): each path is validated once.
+   */
+  async withValidLockAll<T>(
+    paths: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    options: AcquireOptions,
+  ): Promise<T> {
+    const namespace = this.options.namespace;
+    const host = {
+      lockPathOf: (path: string) => (namespace ? withNamespace(namespace, path) : path),
+      acquire: (path: string, opts: AcquireOptions) =>
+        this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
+    };
+    const multi = await acquireAll(host, paths, options);
+    return this.runOwning(multi.locks, multi, fn);
+  }
+
+  /**
    * A counting semaphore: at most `maxLeases` holders at once across every process using `path`;
    * an acquire with another maxLeases than the path's holders fails with LockModeError. Laid out
    * like Curator's InterProcessSemaphoreV2, so Java services share the limit (docs/design.md, "The
@@ -247,6 +266,16 @@ export class ZkLockClient extends EventEmitter {
    */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
     return this.semaphores.open(path, options?.maxLeases);
+  }
+
+  /**
+   * @internal semaphore for a `path` the NestJS hold's resolver validated already
+   * (distributed-lock.hold.ts, as withValidLock): only the namespace is applied (and maxLeases
+   * checked, as always).
+   */
+  validSemaphore(path: string, maxLeases: number): Semaphore {
+    const namespace = this.options.namespace;
+    return this.semaphores.open(path, maxLeases, namespace ? withNamespace(namespace, path) : path);
   }
 
   /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */

@@ -68,9 +68,11 @@ export class SemaphoreRecipe {
     reaper.keepWhile((path) => this.busy.has(path));
   }
 
-  /** Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request. */
-  open(path: string, maxLeases: number): Semaphore {
-    const lockPath = this.host.lockPathOf(path);
+  /**
+   * Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request;
+   * `lockPath` given: `path` was validated by the caller, and this is its lock path.
+   */
+  open(path: string, maxLeases: number, lockPath = this.host.lockPathOf(path)): Semaphore {
     if (!Number.isInteger(maxLeases) || maxLeases < 1) {
       throw new InvalidLockOptionsError(
         path,

@@ -90,18 +90,21 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
  * How the call holds its path(s), from its options: the mutex (default), one side of the
  * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
  * function returned several paths, the multi-path lock. The options carry the call's wait
- * already (distributed-lock.wrapper.ts applied the module's), so a lock goes straight to the
- * client, with the path its resolver validated (ZkLockClient.withValidLock).
+ * already (distributed-lock.wrapper.ts applied the module's), so every kind goes straight to
+ * the client, with the path(s) its resolver validated (ZkLockClient.withValidLock,
+ * withValidLockAll, validSemaphore), not through LockService (which would apply the wait and
+ * validate again).
  */
 function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
   const { mode, maxLeases, leases } = spec.options;
-  if (Array.isArray(path)) return (fn, options) => locks.withLockAll(path, fn, options);
+  const client = locks.client;
+  if (Array.isArray(path)) return (fn, options) => client.withValidLockAll(path, fn, options);
   if (maxLeases !== undefined) {
     return (fn, options) =>
-      locks.semaphore(path, { maxLeases }).withLease(fn, { ...options, leases });
+      client.validSemaphore(path, maxLeases).withLease(fn, { ...options, leases });
   }
   const kind = mode ?? 'mutex';
-  return (fn, options) => locks.client.withValidLock(path, kind, fn, options);
+  return (fn, options) => client.withValidLock(path, kind, fn, options);
 }
 
 /** `hold(fn, options)`, a synchronous throw as a rejection. */
