@@ -35,6 +35,7 @@ import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
+import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
 import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
 import { inspectLock } from './inspect';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
@@ -105,6 +106,7 @@ export class ZkLockClient extends EventEmitter {
       member.on('session', (session: ZkSession) => this.watchSession(member, session));
       this.watchSession(member, member.current);
     }
+    CLIENT_INTERNALS.set(this, this.internals());
   }
 
   /** Connects; rejects with ZooKeeperUnavailableError if no session within connectTimeoutMs. */
@@ -198,21 +200,6 @@ export class ZkLockClient extends EventEmitter {
     return this.runOwning([lock], lock, fn);
   }
 
-  /**
-   * @internal The NestJS hold's way in (distributed-lock.hold.ts): withLock, or a read/write
-   * side's, for a `path` its resolver validated already (key-template.resolver.ts), so that the
-   * path is validated once; the namespace is applied here as for any path.
-   */
-  async withValidLock<T>(
-    path: string,
-    kind: LockKind,
-    fn: (lock: LockHandle) => Promise<T> | T,
-    options: AcquireOptions,
-  ): Promise<T> {
-    const lock = (await this.take(path, kind, options, true)) as LockHandle;
-    return this.runOwning([lock], lock, fn);
-  }
-
   private side(path: string, kind: 'read' | 'write'): LockSide {
     const side: LockSide = {
       acquire: (options = {}) => this.take(path, kind, options) as Promise<LockHandle>,
@@ -240,25 +227,6 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * @internal withLockAll for `paths` the NestJS hold's resolver validated already
-   * (distributed-lock.hold.ts, as withValidLock): each path is validated once.
-   */
-  async withValidLockAll<T>(
-    paths: readonly string[],
-    fn: (locks: MultiLockHandle) => Promise<T> | T,
-    options: AcquireOptions,
-  ): Promise<T> {
-    const namespace = this.options.namespace;
-    const host = {
-      lockPathOf: (path: string) => (namespace ? withNamespace(namespace, path) : path),
-      acquire: (path: string, opts: AcquireOptions) =>
-        this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
-    };
-    const multi = await acquireAll(host, paths, options);
-    return this.runOwning(multi.locks, multi, fn);
-  }
-
-  /**
    * A counting semaphore: at most `maxLeases` holders at once across every process using `path`;
    * an acquire with another maxLeases than the path's holders fails with LockModeError. Laid out
    * like Curator's InterProcessSemaphoreV2, so Java services share the limit (docs/design.md, "The
@@ -266,16 +234,6 @@ export class ZkLockClient extends EventEmitter {
    */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
     return this.semaphores.open(path, options?.maxLeases);
-  }
-
-  /**
-   * @internal semaphore for a `path` the NestJS hold's resolver validated already
-   * (distributed-lock.hold.ts, as withValidLock): only the namespace is applied (and maxLeases
-   * checked, as always).
-   */
-  validSemaphore(path: string, maxLeases: number): Semaphore {
-    const namespace = this.options.namespace;
-    return this.semaphores.open(path, maxLeases, namespace ? withNamespace(namespace, path) : path);
   }
 
   /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */
@@ -336,26 +294,40 @@ export class ZkLockClient extends EventEmitter {
     return this.look(path, (session) => inspectLock(session, path, full));
   }
 
-  /**
-   * @internal For the NestJS decorators' `onBusy: 'skip'`: a call tried once, found the lock
-   * busy and did not run. Emits `skipped` for the event logger and metrics.
-   */
-  reportSkipped(skipped: LockEvents['skipped']): void {
-    this.emit('skipped', skipped);
-  }
-
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
   }
 
-  /**
-   * @internal Why the connection gave up for good: the servers refused our credentials (the
-   * Nest layer's log says so; no new session is tried).
-   */
-  get connectionFailure(): ZooKeeperAuthFailedError | undefined {
-    return this.pool.failure;
+  /** The entries only the NestJS layer uses (client-internals.ts): closures, not methods. */
+  private internals(): ClientInternals {
+    const namespace = this.options.namespace;
+    const validLockPath = (path: string) => (namespace ? withNamespace(namespace, path) : path);
+    const pool = this.pool;
+    return {
+      withValidLock: async (path, kind, fn, options) => {
+        const lock = (await this.take(path, kind, options, true)) as LockHandle;
+        return this.runOwning([lock], lock, fn);
+      },
+      withValidLockAll: async (paths, fn, options) => {
+        const host = {
+          lockPathOf: validLockPath,
+          acquire: (path: string, opts: AcquireOptions) =>
+            this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
+        };
+        const multi = await acquireAll(host, paths, options);
+        return this.runOwning(multi.locks, multi, fn);
+      },
+      validSemaphore: (path, maxLeases) =>
+        this.semaphores.open(path, maxLeases, validLockPath(path)),
+      reportSkipped: (skipped) => {
+        this.emit('skipped', skipped);
+      },
+      get connectionFailure() {
+        return pool.failure;
+      },
+    };
   }
 
   // ---- internals ------------------------------------------------------------------------------

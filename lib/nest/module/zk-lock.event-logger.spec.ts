@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { CLIENT_INTERNALS, type ClientInternals } from '../../core/client/client-internals';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import { ZooKeeperAuthFailedError } from '../../core/errors';
 import type { ConnectionState, SessionInfo } from '../../core/types';
@@ -72,8 +73,9 @@ describe('ZkLockEventLogger: connection states', () => {
   });
 
   it('says why when the servers refused the credentials (no "expired", no reconnect)', () => {
-    (client as unknown as { connectionFailure: object }).connectionFailure =
-      new ZooKeeperAuthFailedError('zk1:2181', 'digest');
+    CLIENT_INTERNALS.set(client, {
+      connectionFailure: new ZooKeeperAuthFailedError('zk1:2181', 'digest'),
+    } as ClientInternals);
     states('LOST');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^error ZooKeeper at "zk1:2181" refused this client's "digest"/);

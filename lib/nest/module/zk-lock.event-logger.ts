@@ -1,5 +1,6 @@
 // Owns the log lines of the client's events, through Nest's Logger.
 import { Logger } from '@nestjs/common';
+import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type { ConnectionState, LockEvents, SessionInfo } from '../../core/types';
 
@@ -118,7 +119,7 @@ export class ZkLockEventLogger {
       case 'LOST': {
         this.lostSinceConnect.add(index);
         // The servers refused our credentials: say so (the client does not reconnect).
-        const refused = this.client.connectionFailure;
+        const refused = CLIENT_INTERNALS.get(this.client)?.connectionFailure;
         this.logger.error(
           refused
             ? `${refused.message} Every held lock is lost.`

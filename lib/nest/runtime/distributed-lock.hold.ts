@@ -1,6 +1,7 @@
 // Owns how one call of a decorated method holds its lock: wait or skip, run, lazy results, minHoldMs.
 import { Logger } from '@nestjs/common';
 import { EMPTY } from 'rxjs';
+import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import { callTemplates } from '../../core/telemetry/path-labels';
 import type { AcquireOptions } from '../../core/types';
@@ -91,13 +92,13 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
  * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
  * function returned several paths, the multi-path lock. The options carry the call's wait
  * already (distributed-lock.wrapper.ts applied the module's), so every kind goes straight to
- * the client, with the path(s) its resolver validated (ZkLockClient.withValidLock,
- * withValidLockAll, validSemaphore), not through LockService (which would apply the wait and
+ * the client, with the path(s) its resolver validated (withValidLock,
+ * withValidLockAll, validSemaphore of core/client/client-internals.ts), not through LockService (which would apply the wait and
  * validate again).
  */
 function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
   const { mode, maxLeases, leases } = spec.options;
-  const client = locks.client;
+  const client = CLIENT_INTERNALS.get(locks.client)!;
   if (Array.isArray(path)) return (fn, options) => client.withValidLockAll(path, fn, options);
   if (maxLeases !== undefined) {
     return (fn, options) =>
@@ -129,7 +130,10 @@ function skipped(err: unknown, { spec, locks, path }: LockedCall): boolean {
     return true;
   }
   if (!(err instanceof LockTimeoutError)) return false;
-  locks.client.reportSkipped({ path: [path].flat().join(', '), where: spec.where });
+  CLIENT_INTERNALS.get(locks.client)!.reportSkipped({
+    path: [path].flat().join(', '),
+    where: spec.where,
+  });
   return true;
 }
 
