@@ -3,7 +3,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { ClientClosedError, LockModeError } from '../errors';
-import type { ZooKeeperAuthFailedError } from '../errors';
 import { applyNamespace, withNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
 import type { HeldLock } from '../queue/held-lock';
