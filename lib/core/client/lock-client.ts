@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { ClientClosedError, LockModeError } from '../errors';
+import { ClientClosedError } from '../errors';
 import { applyNamespace, withNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
 import type { HeldLock } from '../queue/held-lock';
@@ -367,11 +367,8 @@ export class ZkLockClient extends EventEmitter {
     owner: H,
     fn: (owner: H) => Promise<T> | T,
   ): Promise<T> {
-    const scope = new OwnerScope(this.owners.getStore());
-    for (const lock of locks) {
-      const held = (lock as LockHandleView).heldLock;
-      scope.held.set(held.ownerKey, held);
-    }
+    const held = locks.map((lock) => (lock as LockHandleView).heldLock);
+    const scope = new OwnerScope(this.owners.getStore(), held);
     try {
       // close() (or a loss) may have ended the hold between the grant and this turn.
       if (this.closing) throw new ClientClosedError(locks[0].path);
@@ -404,29 +401,15 @@ export class ZkLockClient extends EventEmitter {
     } catch (err) {
       return Promise.reject(err);
     }
-    const scope = this.owners.getStore();
-    const key = ownerKey(full, kind);
-    // A read in a scope that holds the write lock re-enters it (a downgrade: the write node
-    // stays until both are released, so no writer queued behind it can get in meanwhile).
-    const held =
-      scope?.active(key) ?? (kind === 'read' ? scope?.active(ownerKey(full, 'write')) : undefined);
-    if (held) {
+    // Re-entry, a refused upgrade, a lock this scope lost: the scope decides (owner-scope.ts).
+    const decision = this.owners.getStore()?.decide(full, path, kind);
+    if (decision && 'reenter' in decision) {
+      const held = decision.reenter;
       held.enter();
       this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
       return Promise.resolve(new LockHandleView(held));
     }
-    if (kind === 'write' && scope?.active(ownerKey(full, 'read'))) {
-      return Promise.reject(
-        new LockModeError(
-          path,
-          'this scope holds its read lock, and a write lock would wait for that read lock forever',
-          'Release the read lock first, or take the write lock from the start (a write lock can be downgraded to a read lock, not upgraded)',
-        ),
-      );
-    }
-    // Our scope lost this lock but still holds its place here: waiting would be for ourselves.
-    const lost = scope?.lost(key);
-    if (lost) return Promise.reject(lost);
+    if (decision) return Promise.reject(decision.fail);
     const startedAt = Date.now();
     let granted: Promise<HeldLock | null>;
     try {

@@ -1,4 +1,5 @@
 // Owner scopes: the locks an async context holds, so its code re-enters them.
+import { LockModeError } from '../errors';
 import type { LockLostError } from '../errors';
 import type { HeldLock } from '../queue/held-lock';
 
@@ -13,10 +14,12 @@ export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): st
  * siblings that started before an acquisition do not.
  */
 export class OwnerScope {
-  readonly held: Map<string, HeldLock>;
+  private readonly held: Map<string, HeldLock>;
 
-  constructor(parent?: OwnerScope) {
+  /** A scope with its parent's locks and `locks` (the ones withLock just took). */
+  constructor(parent?: OwnerScope, locks: readonly HeldLock[] = []) {
     this.held = new Map(parent?.held);
+    for (const lock of locks) this.held.set(lock.ownerKey, lock);
   }
 
   active(path: string): HeldLock | undefined {
@@ -27,5 +30,34 @@ export class OwnerScope {
   /** The loss of `path`'s lock if this scope lost it and still holds it (see HeldLock). */
   lost(path: string): LockLostError | undefined {
     return this.held.get(path)?.lostWhileHeld;
+  }
+
+  /**
+   * What a take of `lockPath` (namespace applied; `path` as the caller named it) as `kind` does
+   * in this scope: re-enter a lock it holds, fail at once, or (undefined) wait in the queue.
+   */
+  decide(
+    lockPath: string,
+    path: string,
+    kind: 'mutex' | 'read' | 'write',
+  ): { reenter: HeldLock } | { fail: Error } | undefined {
+    const key = ownerKey(lockPath, kind);
+    // A read in a scope that holds the write lock re-enters it (a downgrade: the write node
+    // stays until both are released, so no writer queued behind it can get in meanwhile).
+    const held =
+      this.active(key) ?? (kind === 'read' ? this.active(ownerKey(lockPath, 'write')) : undefined);
+    if (held) return { reenter: held };
+    if (kind === 'write' && this.active(ownerKey(lockPath, 'read'))) {
+      return {
+        fail: new LockModeError(
+          path,
+          'this scope holds its read lock, and a write lock would wait for that read lock forever',
+          'Release the read lock first, or take the write lock from the start (a write lock can be downgraded to a read lock, not upgraded)',
+        ),
+      };
+    }
+    // This scope lost this lock but still holds its place here: waiting would be for ourselves.
+    const lost = this.lost(key);
+    return lost ? { fail: lost } : undefined;
   }
 }
