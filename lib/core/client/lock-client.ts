@@ -7,7 +7,6 @@ import { applyNamespace, withNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
 import type { HeldLock } from '../queue/held-lock';
 import { LockQueues } from '../queue/lock-queues';
-import type { QueueContext } from '../queue/waiter-queue';
 import { documentedError } from '../recipes/acquire-error';
 import { ElectionRegistry } from '../recipes/election-registry';
 import type { ElectionOptions } from '../recipes/election-types';
@@ -30,11 +29,11 @@ import type {
   ZkLockClientOptions,
 } from '../types';
 import { SessionPool } from '../zookeeper/session-pool';
-import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
+import { type ClientParts, queueContext, shutdown, watchSessions } from './client-lifecycle';
 import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
 import { inspectLock } from './inspect';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
@@ -52,6 +51,8 @@ export class ZkLockClient extends EventEmitter {
   private readonly queues: LockQueues;
   private readonly semaphores: SemaphoreRecipe;
   private readonly elections: ElectionRegistry;
+  /** The same parts, for their wiring to the sessions and the shutdown (client-lifecycle.ts). */
+  private readonly parts: ClientParts;
   private closing?: Promise<void>;
 
   private constructor(
@@ -70,8 +71,9 @@ export class ZkLockClient extends EventEmitter {
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
     );
     // In member order: LockQueues picks a path's context by sessionIndexOf, as the pool does.
+    const maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
     const contexts = pool.members.map((member, index) =>
-      this.queueContext(nodeData, member, index),
+      queueContext(this, nodeData, maxNodesPerPath, member, index),
     );
     this.queues = new LockQueues(contexts, this.reaper, this);
     this.semaphores = new SemaphoreRecipe(
@@ -89,22 +91,14 @@ export class ZkLockClient extends EventEmitter {
       this.reaper.schedule(lockPath),
     );
     this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
-    pool.on('member', (session: SessionInfo) => this.emit('session', session));
-    pool.on('state', (state: ConnectionState) => this.emit('state', state));
-    for (const member of pool.members) {
-      // A member's events reach only its own queues; each lease and election filters by its
-      // own session: another session's loss or drop never counts.
-      member.on(
-        'session-lost',
-        (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-          this.queues.onSessionLost(member, session, reason);
-          this.semaphores.onSessionLost(session, reason);
-          this.elections.onSessionLost(session, reason);
-        },
-      );
-      member.on('session', (session: ZkSession) => this.watchSession(member, session));
-      this.watchSession(member, member.current);
-    }
+    this.parts = {
+      pool,
+      reaper: this.reaper,
+      queues: this.queues,
+      semaphores: this.semaphores,
+      elections: this.elections,
+    };
+    watchSessions(this, this.parts);
     CLIENT_INTERNALS.set(this, this.internals());
   }
 
@@ -295,7 +289,11 @@ export class ZkLockClient extends EventEmitter {
 
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
+    this.closing ??= shutdown(
+      this,
+      this.parts,
+      this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs,
+    );
     return this.closing;
   }
 
@@ -330,27 +328,6 @@ export class ZkLockClient extends EventEmitter {
   }
 
   // ---- internals ------------------------------------------------------------------------------
-
-  /**
-   * What the lock queues of one session get from the client: its connection, node data, limit
-   * and the client's events (a loss names the session).
-   */
-  private queueContext(nodeData: Buffer, connection: ZkConnection, index: number): QueueContext {
-    return {
-      connection,
-      nodeData,
-      maxNodesPerPath: Math.max(1, this.options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath),
-      watchesLoss: () => this.listenerCount('lost') > 0,
-      released: (lock) => {
-        if (this.listenerCount('released') === 0) return;
-        this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
-      },
-      lost: (lock, error) => {
-        const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
-        this.emit('lost', { path: lock.path, error, session });
-      },
-    };
-  }
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
@@ -449,55 +426,4 @@ export class ZkLockClient extends EventEmitter {
   private notify<K extends keyof LockEvents>(event: K, payload: () => LockEvents[K]): void {
     if (this.listenerCount(event) > 0) this.emit(event, payload());
   }
-
-  /** The suspensions and reconnections of `session`, one session of pool member `member`. */
-  private watchSession(member: ZkConnection, session: ZkSession): void {
-    session.on('suspended', () => {
-      this.queues.onSuspended(member, session);
-      this.semaphores.onSuspended(session);
-      this.elections.onSuspended(session);
-    });
-    session.on('reconnected', () => {
-      this.queues.onReconnected(member, session);
-      this.semaphores.onReconnected(session);
-      this.elections.onReconnected(session);
-    });
-  }
-
-  /**
-   * Releases, lets node requests under way finish and cleans up, for at most sessionTimeoutMs
-   * (by then a session that cannot reach ZooKeeper counts as lost, and its nodes as gone), then
-   * closes the session, which waits at most requestTimeoutMs for the server: close() returns
-   * within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does (issue #19 §3).
-   */
-  private async shutdown(): Promise<void> {
-    // Elections first: the next participant (maybe in another process) leads at once.
-    const elections = this.elections.closeAll();
-    const semaphores = this.semaphores.close();
-    const queues = this.queues.all();
-    for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
-    const releases = queues.flatMap((q) =>
-      q.holders.map((holder) => {
-        holder.lose('client-closed', 'the ZkLockClient was closed');
-        return holder.end();
-      }),
-    );
-    const graceful = async (): Promise<void> => {
-      await Promise.all([elections, ...releases, semaphores]);
-      // Nodes still being created for callers that gave up are deleted once created: wait, so
-      // that the lock paths are empty when the reaper removes them.
-      await Promise.all(queues.map((q) => q.whenIdle()));
-      await this.reaper.flush();
-    };
-    await settleWithin(graceful(), this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs);
-    await this.pool.close();
-    this.removeAllListeners();
-  }
-}
-
-/** Resolves once `work` has, or after `ms`, whichever comes first (the timer is cleared). */
-function settleWithin(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
