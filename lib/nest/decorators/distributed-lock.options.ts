@@ -1,6 +1,6 @@
 // Owns the options of @DistributedLock and the frozen spec the decorator builds from them.
-import type { KeyTemplate } from '../runtime/key-template';
-import type { TemplateSources } from '../runtime/key-template.sources';
+import type { KeyTemplate } from './key-template';
+import type { TemplateSources } from './key-template.sources';
 
 /** Options of `@DistributedLock`. */
 export interface DistributedLockOptions {

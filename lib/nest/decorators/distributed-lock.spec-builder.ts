@@ -4,9 +4,9 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Observable } from 'rxjs';
 import { MAX_WAIT_MS } from '../../core/client/acquire-options';
 import { InvalidLockPathError, ZkLockError } from '../../core/errors';
-import { parseKeyTemplate } from '../runtime/key-template';
-import { parameterNames } from '../runtime/key-template.parameter-names';
-import { templateSources } from '../runtime/key-template.sources';
+import { parseKeyTemplate } from './key-template';
+import { parameterNames } from './key-template.parameter-names';
+import { templateSources } from './key-template.sources';
 import type { DistributedLockOptions, DistributedLockSpec } from './distributed-lock.options';
 import { lockSpecOf } from './distributed-lock.metadata';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { InvalidLockPathError, ZkLockError } from '../../core/errors';
 import { encodePathSegment, validateLockPath } from '../../core/paths';
 import { DistributedLock } from '../../index';
-import { parseKeyTemplate, TemplateRef } from './key-template';
+import { parseKeyTemplate, TemplateRef } from '../decorators/key-template';
 import { resolveKeyTemplate } from './key-template.resolver';
 
 /**

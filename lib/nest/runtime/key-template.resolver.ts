@@ -2,8 +2,8 @@
 import { InvalidLockPathError } from '../../core/errors';
 import { encodePathSegment, validateLockPath } from '../../core/paths';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
-import type { KeyTemplate, TemplateRef } from './key-template';
-import { REQUEST_SCOPES } from './key-template.sources';
+import type { KeyTemplate, TemplateRef } from '../decorators/key-template';
+import { REQUEST_SCOPES } from '../decorators/key-template.sources';
 
 function validPath(path: unknown, spec: DistributedLockSpec): string {
   try {

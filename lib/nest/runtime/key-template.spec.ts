@@ -1,5 +1,5 @@
 import { InvalidLockPathError } from '../../core/errors';
-import { parseKeyTemplate, TemplateRef } from './key-template';
+import { parseKeyTemplate, TemplateRef } from '../decorators/key-template';
 import {
   dig,
   MAX_EXPANDED_PATHS,
