@@ -11,12 +11,13 @@ import { inspectSemaphore } from '../client/inspect';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
+import { isSessionGone } from '../zookeeper/zk-errors';
 import { LEASE_NAME } from './lock-naming';
 import type { ParentReaper } from './parent-reaper';
 import { ProtectedNode } from './protected-node';
 import { HeldLease } from './semaphore-lease';
-import { LeasesStamp, SemaphoreLimits, limitRecord } from './semaphore-limit';
+import { SemaphoreLimits, limitRecord } from './semaphore-limit';
+import { LeasesWatches, SessionEnded, waitForChange } from './semaphore-watch';
 
 /** @internal What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
@@ -38,9 +39,6 @@ export interface SemaphoreHost {
 const LOCKS = 'locks';
 const LEASES = 'leases';
 
-/** The session ended while we waited for room: try again in the new one (if time is left). */
-class SessionEnded extends Error {}
-
 /**
  * @internal
  * Counting semaphores of one client: the acquire protocol, the one child watch per leases node
@@ -52,10 +50,7 @@ export class SemaphoreRecipe {
   private readonly busy = new Map<string, number>();
   /** One maxLeases per path: in this process, and as recorded on the leases node. */
   private readonly limits = new SemaphoreLimits();
-  private readonly watches = new Map<
-    string,
-    { session: ZkSession; changed: Promise<void>; fire: () => void }
-  >();
+  private readonly watches = new LeasesWatches();
   private readonly waits = new Set<AbortController>();
   /** Deletions still under way for callers that already got their answer. */
   private readonly inflight = new Set<Promise<unknown>>();
@@ -105,11 +100,7 @@ export class SemaphoreRecipe {
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
     const detail = session.lossDetail(reason, 'the lease nodes');
     for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);
-    for (const [path, watch] of this.watches) {
-      if (watch.session !== session) continue;
-      this.watches.delete(path);
-      watch.fire();
-    }
+    this.watches.onSessionLost(session);
   }
 
   onSuspended(session: ZkSession): void {
@@ -231,7 +222,7 @@ export class SemaphoreRecipe {
         const pending = i === 0 ? this.limits.readBeforeCreate(session, w.leasesPath) : undefined;
         await node.create(session, limitRecord(w.maxLeases));
         for (let claimed = i > 0; ;) {
-          const { children, changed, stamp } = await this.list(session, w.leasesPath);
+          const { children, changed, stamp } = await this.watches.list(session, w.leasesPath);
           if (!children.includes(node.name!)) {
             await node.create(session, limitRecord(w.maxLeases)); // deleted under us: queue again
             continue;
@@ -252,7 +243,7 @@ export class SemaphoreRecipe {
             this.removeAll(w.leasesPath, nodes);
             return null;
           }
-          await this.waitForChange(w, changed, session, closed, children.length);
+          await waitForChange(w, changed, session, closed, children.length);
         }
       }
     } catch (err) {
@@ -268,94 +259,6 @@ export class SemaphoreRecipe {
     this.limits.use(w.path, w.leasesPath, w.maxLeases);
     this.busy.set(w.leasesPath, (this.busy.get(w.leasesPath) ?? 0) + 1);
     return lease;
-  }
-
-  /** Lists the leases, again after a request in doubt; SessionEnded if the session goes. */
-  private async list(
-    session: ZkSession,
-    leasesPath: string,
-  ): Promise<{ children: string[]; changed: Promise<void>; stamp: LeasesStamp }> {
-    for (;;) {
-      try {
-        return await this.listOnce(session, leasesPath);
-      } catch (err) {
-        if (!isInDoubt(err)) throw err;
-        if (!(await session.whenUsable())) throw new SessionEnded();
-      }
-    }
-  }
-
-  /** Lists the leases; keeps one child watch per leases node armed (no pile-up of watches). */
-  private async listOnce(
-    session: ZkSession,
-    leasesPath: string,
-  ): Promise<{ children: string[]; changed: Promise<void>; stamp: LeasesStamp }> {
-    const armed = this.watches.get(leasesPath);
-    if (armed?.session === session) {
-      const { children, czxid, version } = await session.getChildren(leasesPath);
-      return { children, changed: armed.changed, stamp: { czxid, version } };
-    }
-    let fire!: () => void;
-    const changed = new Promise<void>((resolve) => (fire = resolve));
-    const entry = { session, changed, fire };
-    this.watches.set(leasesPath, entry);
-    const forget = (): void => {
-      if (this.watches.get(leasesPath) === entry) this.watches.delete(leasesPath);
-    };
-    try {
-      const { children, czxid, version } = await session.getChildren(leasesPath, () => {
-        forget();
-        fire();
-      });
-      return { children, changed, stamp: { czxid, version } };
-    } catch (err) {
-      forget();
-      throw err;
-    }
-  }
-
-  /** Until the leases change; throws on timeout, abort, close, or the session's end. */
-  private waitForChange(
-    w: {
-      path: string;
-      deadline?: number;
-      waitTimeoutMs?: number;
-      signal?: AbortSignal;
-      maxLeases: number;
-    },
-    changed: Promise<void>,
-    session: ZkSession,
-    closed: AbortSignal,
-    held: number,
-  ): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        w.signal?.removeEventListener('abort', onAbort);
-        closed.removeEventListener('abort', onClose);
-      };
-      const fail = (err: Error): void => {
-        cleanup();
-        reject(err);
-      };
-      const onAbort = (): void => fail(new LockAbortedError(w.path, w.signal!.reason));
-      const onClose = (): void => fail(new ClientClosedError(w.path));
-      if (w.deadline !== undefined) {
-        const ahead = held - w.maxLeases;
-        timer = setTimeout(
-          () => fail(new LockTimeoutError(w.path, w.waitTimeoutMs!, ahead)),
-          Math.max(0, w.deadline - Date.now()),
-        );
-      }
-      w.signal?.addEventListener('abort', onAbort, { once: true });
-      closed.addEventListener('abort', onClose, { once: true });
-      void changed.then(() => {
-        cleanup();
-        if (!session.alive) reject(new SessionEnded());
-        else resolve();
-      });
-    });
   }
 
   /** Only documented errors reach callers (an unexpected server answer is a ZkLockError). */
