@@ -54,6 +54,18 @@ function localPortOf(client: ZkLockClient, index: number): number {
 describe('a client with several sessions', () => {
   const zk = useOwnServer('session-pool', { sessionTimeoutMs: 10_000 });
   const pooled = () => zk.connect({ sessions: SESSIONS, namespace: zk.root });
+  /**
+   * A pooled client the test closes itself (not the fixture's), cleaning its paths up at once:
+   * for the checks that nothing is left after its close().
+   */
+  const ownPooled = () =>
+    ZkLockClient.connect({
+      connectionString: zk.server.connectionString,
+      sessionTimeoutMs: 10_000,
+      namespace: zk.root,
+      sessions: SESSIONS,
+      parentCleanupDelayMs: 50,
+    });
   /** The session index a path of this file uses (the namespace is part of the lock path). */
   const indexOf = (path: string) => sessionIndexOf(`${zk.root}${path}`, SESSIONS);
   const watches = async () => (await mntr(zk.server.members[0].clientPort)).zk_watch_count;
@@ -228,13 +240,7 @@ describe('a client with several sessions', () => {
   it('covers every session in close(): no node, watch, timer, socket or listener is left', async () => {
     const watchesBefore = await watches();
     const baseline = await quietResources();
-    const locks = await ZkLockClient.connect({
-      connectionString: zk.server.connectionString,
-      sessionTimeoutMs: 10_000,
-      namespace: zk.root,
-      sessions: SESSIONS,
-      parentCleanupDelayMs: 50,
-    });
+    const locks = await ownPooled();
     const connectedResources = snapshotResources({ process }).active;
     const states: string[] = [];
     locks.on('state', (s) => states.push(s));
@@ -355,13 +361,7 @@ describe('a client with several sessions', () => {
       const watchesBefore = await watches();
       const sessionsBefore = await serverSessions();
       const baseline = await quietResources();
-      const locks = await ZkLockClient.connect({
-        connectionString: zk.server.connectionString,
-        sessionTimeoutMs: 10_000,
-        namespace: zk.root,
-        sessions: SESSIONS,
-        parentCleanupDelayMs: 50,
-      });
+      const locks = await ownPooled();
       const paths = Array.from({ length: 8 }, (_, i) => `/expire-close-${i}`);
       const held = await Promise.all(paths.map((p) => locks.acquire(p)));
       const target = indexOf(paths[0]);
