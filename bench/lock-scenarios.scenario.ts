@@ -19,7 +19,8 @@ export function lockCallers(
 ): Workload {
   const pathOf = (caller: number) => (shared ? path : `${path}/k${caller}`);
   const callers = size.callers;
-  // One monitor for warm-up and run: a violation during warm-up is reported too.
+  // One monitor for warm-up and every run: a violation during warm-up (or an earlier block of
+  // measurePair's) is reported too.
   const monitor = new ExclusionMonitor();
   return {
     callers,
@@ -31,9 +32,9 @@ export function lockCallers(
         monitor,
       );
     },
-    async run() {
+    async run(opsPerCaller = size.opsPerCaller) {
       const { value: latenciesMs, cpuMs } = await processCpuMs(() =>
-        runLockCallers(client, { callers, opsPerCaller: size.opsPerCaller, pathOf }, monitor),
+        runLockCallers(client, { callers, opsPerCaller, pathOf }, monitor),
       );
       const detail = { counter: monitor.counterViolations, ...checkIntervals(monitor.intervals) };
       return { latenciesMs, violations: totalViolations(detail), detail, clientCpuMs: cpuMs };

@@ -51,9 +51,9 @@ export function rawLoops(
       await Promise.all(parents.map((parent) => sessions[0].mkdirp(parent)));
       await loops(size.warmupOpsPerCaller);
     },
-    async run() {
+    async run(opsPerCaller = size.opsPerCaller) {
       const latenciesMs: number[] = [];
-      const { cpuMs } = await processCpuMs(() => loops(size.opsPerCaller, latenciesMs));
+      const { cpuMs } = await processCpuMs(() => loops(opsPerCaller, latenciesMs));
       return { latenciesMs, violations: 0, clientCpuMs: cpuMs };
     },
   };

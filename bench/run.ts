@@ -27,6 +27,7 @@ import { checkTargets } from './targets.report';
 import { runPeers } from './peers.runner';
 import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
+import { blocksFor, measurePair } from './paired.runner';
 import { handoffWorkload } from './handoff.scenario';
 import { leaderCrashWorkload, leaderStepDownWorkload } from './leader.scenario';
 import { localMutexCallers } from './local-mutex.scenario';
@@ -35,9 +36,9 @@ import { heapText } from './results.report';
 import { ZkRequestCounter } from './zk-requests.counter';
 
 /**
- * Each lock scenario runs right after its baseline, so both see the same machine load;
- * `many-keys` (the default options) is placed by runOrder() after the many-keys row with as many
- * sessions.
+ * Each lock scenario runs right after its baseline, so both see the same machine load (raw-cycle
+ * and uncontended even in alternating blocks, see PAIRED); `many-keys` (the default options) is
+ * placed by runOrder() after the many-keys row with as many sessions.
  */
 const RUN_ORDER: ScenarioName[] = [
   'raw-cycle',
@@ -87,6 +88,21 @@ const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
 };
 for (const name of ['many-keys', 'many-keys-1s', 'many-keys-2s', 'many-keys-4s'] as const) {
   BASELINE[name] = rawParallelWith(SESSIONS_OF[name]!);
+}
+
+/**
+ * uncontended's target is within 5 % of raw-cycle, less than the drift of a shared machine
+ * between two rows run one after the other: when both are selected, measurePair runs them in
+ * alternating blocks in one step (they are adjacent in RUN_ORDER).
+ */
+const PAIRED = ['raw-cycle', 'uncontended'] as const;
+
+/** The selected rows in run order, one step each, PAIRED one step when both are selected. */
+function stepsOf(selected: readonly ScenarioName[]): ScenarioName[][] {
+  if (!PAIRED.every((name) => selected.includes(name))) return selected.map((name) => [name]);
+  return selected.flatMap<ScenarioName[]>((name) =>
+    name === PAIRED[0] ? [[...PAIRED]] : name === PAIRED[1] ? [] : [[name]],
+  );
 }
 
 interface Context {
@@ -236,6 +252,34 @@ async function runProcesses(
   }
 }
 
+/** raw-cycle and uncontended with the sizes and paths of runScenario, in alternating blocks. */
+async function measurePaired(ctx: Context): Promise<ScenarioResult[]> {
+  const [rawName, lockName] = PAIRED;
+  const rawSize = sizeOf(rawName, ctx.options.quick);
+  const lockSize = sizeOf(lockName, ctx.options.quick);
+  const blocks = blocksFor(Math.min(rawSize.opsPerCaller, lockSize.opsPerCaller));
+  process.stderr.write(`[bench] ${rawName} + ${lockName}: 1 x 1 callers, ${blocks} blocks each...`);
+  const results = await measurePair(
+    [
+      {
+        scenario: rawName,
+        workload: rawLoops([ctx.raw], `${ctx.root}/${rawName}`, rawSize),
+        opsPerCaller: rawSize.opsPerCaller,
+      },
+      {
+        scenario: lockName,
+        workload: lockCallers(await ctx.locks(), `/${lockName}`, lockSize, true),
+        opsPerCaller: lockSize.opsPerCaller,
+      },
+    ],
+    ctx.counter,
+    ctx.serverCpu,
+  );
+  const lines = results.map((r) => `${r.scenario} ${r.opsPerSec} ops/s, p50 ${r.p50Ms} ms`);
+  process.stderr.write(` ${lines.join('; ')}\n`);
+  return results;
+}
+
 async function measure(
   name: ScenarioName,
   workload: Workload,
@@ -288,17 +332,19 @@ async function main(): Promise<void> {
     const warm = { callers: 8, opsPerCaller: 0, warmupOpsPerCaller: options.quick ? 20 : 150 };
     await rawLoops([raw], `${root}/warm`, warm).warmup();
     const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
-    for (const name of selected) {
+    for (const step of stepsOf(selected)) {
+      const label = step.join(' + ');
       try {
         // Stretched on a loaded machine like the tests' deadlines (same-key-4p alone starts 18
         // worker processes): a scenario that hangs still fails, one that is slow does not.
-        byName[name] = await withDeadline(
-          name,
+        const rows = await withDeadline(
+          label,
           scaled(options.quick ? 60_000 : 180_000),
-          runScenario(name, ctx),
+          step.length > 1 ? measurePaired(ctx) : runScenario(step[0], ctx).then((r) => [r]),
         );
+        for (const row of rows) byName[row.scenario] = row;
       } catch (error) {
-        process.stderr.write(`\n[bench] ${name} FAILED: ${(error as Error).stack ?? error}\n`);
+        process.stderr.write(`\n[bench] ${label} FAILED: ${(error as Error).stack ?? error}\n`);
         process.exitCode = 1;
       }
     }
@@ -324,7 +370,7 @@ async function main(): Promise<void> {
 }
 
 /** A scenario that hangs (a lock that is never granted) fails instead of blocking the run. */
-function withDeadline<T>(name: ScenarioName, ms: number, work: Promise<T>): Promise<T> {
+function withDeadline<T>(name: string, ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(

@@ -1,10 +1,11 @@
 /**
  * Runs one scenario's workload and turns it into a ScenarioResult: warm-up (not counted), then
- * the measured run between two `mntr` snapshots.
+ * the measured run between two `mntr` snapshots. measureRun and scenarioResult are shared with
+ * measurePair (bench/paired.runner.ts), which measures two rows in alternating blocks.
  */
 import { percentile, round } from './latency.stats';
 import type { ScenarioName, ScenarioResult } from './bench.types';
-import type { ZkRequestCounter } from './zk-requests.counter';
+import type { PacketCounts, ZkRequestCounter } from './zk-requests.counter';
 import { totalViolations, type ViolationCounts } from './exclusion.monitor';
 import { processCpuMs, type ServerCpuMeter } from './cpu.meter';
 import type { ScenarioSize } from './bench.options';
@@ -22,7 +23,19 @@ export interface Workload {
   callers: number;
   processes: number;
   warmup(): Promise<void>;
-  run(): Promise<RunOutcome>;
+  /**
+   * The measured ops. `opsPerCaller` (raw and lock loops only; the others run their size)
+   * overrides the size's, for a run in blocks: the violations then cover every run so far.
+   */
+  run(opsPerCaller?: number): Promise<RunOutcome>;
+}
+
+/** A timed run: its outcome, wall time, the servers' packet counts and CPU ms around it. */
+export interface MeasuredRun {
+  outcome: RunOutcome;
+  durationMs: number;
+  packets: PacketCounts;
+  serverCpuMs?: number;
 }
 
 export async function measureWorkload(
@@ -32,13 +45,38 @@ export async function measureWorkload(
   serverCpu?: ServerCpuMeter,
 ): Promise<ScenarioResult> {
   await workload.warmup();
+  return scenarioResult(scenario, workload, await measureRun(workload, counter, serverCpu));
+}
+
+/** One run of `workload` between two `mntr` snapshots and two reads of the servers' CPU. */
+export async function measureRun(
+  workload: Workload,
+  counter: ZkRequestCounter,
+  serverCpu?: ServerCpuMeter,
+  opsPerCaller?: number,
+): Promise<MeasuredRun> {
   const before = await counter.snapshot();
   const serverCpuBefore = serverCpu?.read();
   const started = process.hrtime.bigint();
-  const outcome = await workload.run();
+  const outcome = await workload.run(opsPerCaller);
   const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   const serverCpuAfter = serverCpu?.read();
   const after = await counter.snapshot();
+  return {
+    outcome,
+    durationMs,
+    packets: { received: after.received - before.received, sent: after.sent - before.sent },
+    ...(serverCpuBefore !== undefined && serverCpuAfter !== undefined
+      ? { serverCpuMs: serverCpuAfter - serverCpuBefore }
+      : {}),
+  };
+}
+
+export function scenarioResult(
+  scenario: ScenarioName,
+  workload: Workload,
+  { outcome, durationMs, packets, serverCpuMs }: MeasuredRun,
+): ScenarioResult {
   const ops = outcome.latenciesMs.length;
   const perOp = (n: number) => (ops === 0 ? 0 : round(n / ops, 2));
   return {
@@ -52,14 +90,12 @@ export async function measureWorkload(
     p99Ms: round(percentile(outcome.latenciesMs, 99)),
     violations: outcome.violations,
     ...(outcome.detail ? { violationDetail: outcome.detail } : {}),
-    zkRequestsPerOp: perOp(after.received - before.received),
-    zkPacketsSentPerOp: perOp(after.sent - before.sent),
+    zkRequestsPerOp: perOp(packets.received),
+    zkPacketsSentPerOp: perOp(packets.sent),
     ...(outcome.clientCpuMs !== undefined
       ? { clientCpuUsPerOp: perOp(outcome.clientCpuMs * 1000) }
       : {}),
-    ...(serverCpuBefore !== undefined && serverCpuAfter !== undefined
-      ? { zkCpuUsPerOp: perOp((serverCpuAfter - serverCpuBefore) * 1000) }
-      : {}),
+    ...(serverCpuMs !== undefined ? { zkCpuUsPerOp: perOp(serverCpuMs * 1000) } : {}),
   };
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Two rows measured in alternating blocks in one process (raw-cycle and uncontended): both
+ * warm-ups, then a block of the first, a block of the second, and so on. On a shared machine the
+ * load drifts between two rows run one after the other by more than a 5 % target's margin;
+ * blocks spread that drift over both. Each row adds up its own blocks into a ScenarioResult.
+ */
+import type { ScenarioName, ScenarioResult } from './bench.types';
+import type { ServerCpuMeter } from './cpu.meter';
+import type { PacketCounts, ZkRequestCounter } from './zk-requests.counter';
+import { measureRun, MeasuredRun, scenarioResult, Workload } from './workload.runner';
+
+export interface PairedRow {
+  scenario: ScenarioName;
+  /** A workload whose run(opsPerCaller) runs that many ops per caller (raw or lock loops). */
+  workload: Workload;
+  /** The row's measured ops per caller, split over the blocks. */
+  opsPerCaller: number;
+}
+
+/** Blocks per row, fewer when a block would have fewer than MIN_BLOCK_OPS ops per caller. */
+const BLOCKS = 10;
+const MIN_BLOCK_OPS = 20;
+
+export function blocksFor(opsPerCaller: number): number {
+  return Math.max(1, Math.min(BLOCKS, Math.floor(opsPerCaller / MIN_BLOCK_OPS)));
+}
+
+export async function measurePair(
+  rows: readonly [PairedRow, PairedRow],
+  counter: ZkRequestCounter,
+  serverCpu?: ServerCpuMeter,
+): Promise<ScenarioResult[]> {
+  for (const { workload } of rows) await workload.warmup();
+  // What one `mntr` snapshot adds to the servers' own counts (1 request, 3 packets sent on 3.8).
+  const { packets: snapshot } = await counter.around(() => Promise.resolve());
+  const blocks = blocksFor(Math.min(...rows.map((row) => row.opsPerCaller)));
+  const runs: MeasuredRun[][] = rows.map(() => []);
+  for (let b = 0; b < blocks; b++) {
+    for (const [i, { workload, opsPerCaller }] of rows.entries()) {
+      const ops = shareOf(opsPerCaller, blocks, b);
+      runs[i].push(await measureRun(workload, counter, serverCpu, ops));
+    }
+  }
+  return rows.map((row, i) => scenarioResult(row.scenario, row.workload, addUp(runs[i], snapshot)));
+}
+
+/** Block b's ops: the blocks differ by one op at most and add up to `total`. */
+function shareOf(total: number, blocks: number, b: number): number {
+  return Math.floor((total * (b + 1)) / blocks) - Math.floor((total * b) / blocks);
+}
+
+/**
+ * A row's blocks as one run. Each block's packets include one `mntr` snapshot: the row keeps
+ * one, as a single run does. Violations are the last block's: a lock workload's monitor spans
+ * its warm-up and every block, so its last check covers them all.
+ */
+function addUp(runs: readonly MeasuredRun[], snapshot: PacketCounts): MeasuredRun {
+  const extra = runs.length - 1;
+  const { violations, detail } = runs[runs.length - 1].outcome;
+  const total = (of: (run: MeasuredRun) => number) => runs.reduce((sum, run) => sum + of(run), 0);
+  // A CPU figure only when every block has one.
+  const cpu = (of: (run: MeasuredRun) => number | undefined) =>
+    runs.every((run) => of(run) !== undefined) ? total((run) => of(run) ?? 0) : undefined;
+  return {
+    outcome: {
+      latenciesMs: runs.flatMap((run) => run.outcome.latenciesMs),
+      violations,
+      detail,
+      clientCpuMs: cpu((run) => run.outcome.clientCpuMs),
+    },
+    durationMs: total((run) => run.durationMs),
+    packets: {
+      received: total((run) => run.packets.received) - extra * snapshot.received,
+      sent: total((run) => run.packets.sent) - extra * snapshot.sent,
+    },
+    serverCpuMs: cpu((run) => run.serverCpuMs),
+  };
+}
