@@ -4,9 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { ZkLockError } from '../errors';
+import { decodeReply, decodesReplyOf } from './jute-replies';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Exception = require('node-zookeeper-client/lib/Exception.js');
 
 /** The only node-zookeeper-client this patch is written for (package.json pins it). */
 export const PINNED_CLIENT_VERSION = '1.1.3';
@@ -49,6 +52,10 @@ const REPLACED: Record<string, { arity: number; uses: string[] }> = {
       'buffer.length === size + 4',
       'XID_NOTIFICATION',
       'Exception.create',
+      // answerOurs does what the client does with a reply: the same queue, zxid and errors.
+      'self.pendingQueue.shift()',
+      'self.zxid = responseHeader.zxid',
+      'Exception.create(responseHeader.err)',
     ],
   },
   onSocketClosed: { arity: 1, uses: ['cleanupPendingQueue', 'STATES.CLOSED'] },
@@ -209,7 +216,7 @@ export function walkFrames(
     const frame = data.subarray(at, end);
     at = end;
     try {
-      onData.call(cm, frame);
+      if (!answerOurs(cm, frame)) onData.call(cm, frame);
     } catch {
       cm.pendingBuffer = null;
       socket?.destroy();
@@ -220,6 +227,26 @@ export function walkFrames(
     if (cm.socket !== socket || socket?.destroyed) return void (cm.pendingBuffer = null);
   }
   cm.pendingBuffer = at < data.length ? data.subarray(at) : null;
+}
+
+/**
+ * A reply to a request of ours that decodeReply reads, first in line: decoded here and handed to
+ * its callback as the client's onSocketData would (the connection's last zxid noted; an error
+ * code as the client's Exception, which throws for a code missing from its table). False for any
+ * other frame (a notification, a ping, a reply the client decodes, one out of order), which the
+ * client handles as before. Only while connected: the ConnectResponse comes before.
+ */
+function answerOurs(cm: any, frame: Buffer): boolean {
+  if (cm.state !== CM_STATES.CONNECTED && cm.state !== CM_STATES.CONNECTED_READ_ONLY) return false;
+  const packet = cm.pendingQueue[0];
+  const request = packet?.request;
+  if (request?.ours !== true || request.header.xid !== frame.readInt32BE(4)) return false;
+  cm.pendingQueue.shift();
+  cm.zxid = Buffer.from(frame.subarray(8, 16));
+  const err = frame.readInt32BE(16);
+  if (err !== 0) packet.callback(Exception.create(err));
+  else packet.callback(null, { payload: decodeReply(request.header.type, frame, chrootOf(cm)) });
+  return true;
 }
 
 function dropGarbage(cm: any, socket: any): void {
@@ -264,7 +291,8 @@ const XID_OFFSET = 4;
  * client's methods do (no retry wrapper: the engine retries itself), and corked until the next
  * tick. `frame` is the request as jute-requests.ts encoded it (its path under the chroot); its
  * xid is written in when the connection manager numbers the request, right before the write.
- * `done` gets the client's reply: an error, or a Response whose payload the client decoded.
+ * `done` gets the reply: an error, or a Response whose payload answerOurs decoded (create,
+ * delete, getChildren2, getData: jute-replies.ts) or the client did (any other type).
  */
 export function queueRequest(
   cm: any,
@@ -278,7 +306,8 @@ export function queueRequest(
     frame.writeInt32BE(header.xid, XID_OFFSET);
     return frame;
   };
-  cm.queue({ header, payload: null, toBuffer }, done);
+  // `ours`: its reply is decoded by answerOurs, not by the client.
+  cm.queue({ header, payload: null, toBuffer, ours: decodesReplyOf(type) }, done);
 }
 
 /** Registers a watcher the way the client does once a request that set the watch succeeded. */
