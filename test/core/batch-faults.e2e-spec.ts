@@ -90,7 +90,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     const path = `${root}/session-expired`;
     const agent = await startAgent();
     const remoteToken = await agent.acquire(path);
-    const locks = await connect({ sessionTimeoutMs: SHORT_SESSION_MS });
+    const locks = await connect({ sessionTimeoutMs: SHORT_SESSION_MS, sessions: 1 });
     const states = recordStates(locks);
     const turns = new Turns();
     const batch = [0, 1, 2].map((i) =>
@@ -125,7 +125,7 @@ describe('a batch of callers sharing one node, under faults', () => {
 
   it('serves a batch only from a live session when the holder ahead of it releases as its session is lost', async () => {
     const path = `${root}/release-on-loss`;
-    const locks = await connect({ sessionTimeoutMs: SHORT_SESSION_MS });
+    const locks = await connect({ sessionTimeoutMs: SHORT_SESSION_MS, sessions: 1 });
     const states = recordStates(locks);
     const first = await locks.acquire(path);
     // A holder that gives the lock back the moment it learns it is lost.

@@ -25,7 +25,7 @@ function loseFirstCreateReply(
   client: ZkLockClient,
   answerRecovery?: Promise<void>,
 ): () => string | undefined {
-  // The client's one session (option `sessions` left at 1): the pool's only member's.
+  // The client's one session (option `sessions: 1`): the pool's only member's.
   const { pool } = client as unknown as { pool: { members: { current: ZkSession }[] } };
   const session = pool.members[0].current;
   const create = session.create.bind(session);
@@ -58,7 +58,10 @@ describe('uncertain create (issue #12 finding 1)', () => {
     const path = `${zk.root}/twice`;
     const holder = await zk.startAgent();
     await holder.acquire(path);
-    const client = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    const client = await ZkLockClient.connect({
+      connectionString: zkConnectFromEnv(),
+      sessions: 1,
+    });
     clients.push(client);
     const lostNode = loseFirstCreateReply(client);
     const waiting = client.acquire(path, { waitTimeoutMs: 20_000 });
@@ -74,7 +77,10 @@ describe('uncertain create (issue #12 finding 1)', () => {
     const path = `${zk.root}/gave-up`;
     const holder = await zk.startAgent();
     await holder.acquire(path);
-    const client = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    const client = await ZkLockClient.connect({
+      connectionString: zkConnectFromEnv(),
+      sessions: 1,
+    });
     clients.push(client);
     let answerRecovery!: () => void;
     const lostNode = loseFirstCreateReply(client, new Promise((r) => (answerRecovery = r)));

@@ -11,6 +11,7 @@ import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 /** Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter). */
+/** The data-watch callbacks on `path` in a client of one session (option `sessions: 1`). */
 function dataCallbacks(client: ZkLockClient, path: string): number {
   const session = (client as any).pool.members[0].current;
   const watchers = session.client.connectionManager.watcherManager.dataWatchers[path];
@@ -29,7 +30,10 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
     const agent = await zk.startAgent();
     await agent.acquire(path);
     const [holderNode] = await zk.admin.children(path);
-    const client = await ZkLockClient.connect({ connectionString: zkConnectFromEnv() });
+    const client = await ZkLockClient.connect({
+      connectionString: zkConnectFromEnv(),
+      sessions: 1,
+    });
     try {
       const before = (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
       for (let i = 0; i < 200; i++) expect(await client.tryAcquire(path)).toBeNull();
@@ -56,7 +60,10 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
     const watched = `${path}/${holderNode}`;
     const port = clientPortOf(zkConnectFromEnv());
     const proxy = await TcpProxy.start(port);
-    const client = await ZkLockClient.connect({ connectionString: proxy.connectionString });
+    const client = await ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessions: 1,
+    });
     const states: ConnectionState[] = [];
     client.on('state', (state: ConnectionState) => states.push(state));
     try {

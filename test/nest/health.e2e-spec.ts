@@ -50,6 +50,12 @@ describe('health indicator and ZooKeeper outage', () => {
       status: 'up',
       state: 'CONNECTED',
       connectionString: server.connectionString,
+      // The client's sessions (option sessions, 4 by default), each with its own state.
+      sessions: [0, 1, 2, 3].map((index) => ({
+        index,
+        id: expect.any(String),
+        state: 'CONNECTED',
+      })),
     });
     await request(app.getHttpServer()).post('/work?id=1').expect(201, 'done');
   });

@@ -169,9 +169,18 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
     const admin = await ZkAdmin.connect(zkConnect());
     try {
       const lock = await fixture.locks.acquire(lockPath);
+      // The session the path is on (one of the client's 4), as the client's lost event names it.
+      const lost = new Promise<number>((resolve) =>
+        fixture.locks.client.once('lost', (event) => resolve(event.session.index)),
+      );
       const [node] = await admin.children(`${namespace}${lockPath}`);
       await admin.remove(`${namespace}${lockPath}/${node}`);
-      const labels = { ...path(ORDER), 'zk_lock.reason': 'node-deleted', 'zk_lock.session': 0 };
+      const session = await lost;
+      const labels = {
+        ...path(ORDER),
+        'zk_lock.reason': 'node-deleted',
+        'zk_lock.session': session,
+      };
       await waitFor(async () => (await otel.value('zk_lock.lost', labels)) === 1, '1 lost lock');
       await lock.release();
     } finally {

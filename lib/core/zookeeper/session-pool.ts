@@ -102,12 +102,14 @@ export function clientState(states: readonly ConnectionState[], wasUp: boolean):
 }
 
 /**
- * The first connect of a pool failed: a ZooKeeperUnavailableError says how many of its sessions
- * connected and that a server refuses one client IP's connections beyond its maxClientCnxns (a
- * pool of `size` sessions is `size` connections per instance); any other error as it is.
+ * The first connect of a pool failed: when some sessions connected and others did not, a
+ * ZooKeeperUnavailableError says how many and that a server refuses one client IP's connections
+ * beyond its maxClientCnxns (a pool of `size` sessions is `size` connections per instance). When
+ * none connected, the servers are down or refuse this client (TLS, address): the error one
+ * session gives, as it is, and so is any other error.
  */
 function poolUnavailable(err: unknown, connected: number, size: number): unknown {
-  if (!(err instanceof ZooKeeperUnavailableError)) return err;
+  if (!(err instanceof ZooKeeperUnavailableError) || connected === 0) return err;
   const limit =
     `with sessions: ${size}, each instance opens ${size} connections, and a server refuses a ` +
     "client IP address's connections beyond its maxClientCnxns (60 by default): lower the " +
