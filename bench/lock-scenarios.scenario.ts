@@ -20,7 +20,7 @@ export function lockCallers(
   const pathOf = (caller: number) => (shared ? path : `${path}/k${caller}`);
   const callers = size.callers;
   // One monitor for warm-up and every run: a violation during warm-up (or an earlier block of
-  // measurePair's) is reported too.
+  // measureInTurn's) is reported too.
   const monitor = new ExclusionMonitor();
   return {
     callers,

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the lock against the protocol's own limit, in one run. Starts its own
- * ZooKeeper unless ZK_CONNECT is set. See bench/README.md.
+ * ZooKeeper unless ZK_CONNECT is set; opens, measures and closes each step's rows (which rows, in
+ * what order and which in turn: bench/run.order.ts). See bench/README.md.
  */
 import { randomUUID } from 'node:crypto';
 import { ZkLockClient } from '../lib/core';
@@ -13,7 +14,6 @@ import {
   SESSIONS_OF,
   ScenarioName,
   ScenarioResult,
-  rawParallelWith,
 } from './bench.types';
 import { familyCallers } from './family-scenarios.scenario';
 import { lockCallers } from './lock-scenarios.scenario';
@@ -27,83 +27,14 @@ import { checkTargets } from './targets.report';
 import { runPeers } from './peers.runner';
 import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
-import { blocksFor, measurePair } from './paired.runner';
+import { blocksOf, measureInTurn } from './in-turn.runner';
+import { selectedRows, stepsOf } from './run.order';
 import { handoffWorkload } from './handoff.scenario';
 import { leaderCrashWorkload, leaderStepDownWorkload } from './leader.scenario';
 import { localMutexCallers } from './local-mutex.scenario';
 import { measureMemory } from './memory.scenario';
 import { heapText } from './results.report';
 import { ZkRequestCounter } from './zk-requests.counter';
-
-/**
- * Each lock scenario runs right after its baseline, so both see the same machine load (raw-cycle
- * and uncontended even in alternating blocks, see PAIRED); `many-keys` (the default options) is
- * placed by runOrder() after the many-keys row with as many sessions.
- */
-const RUN_ORDER: ScenarioName[] = [
-  'raw-cycle',
-  'uncontended',
-  'raw-parallel',
-  'many-keys-1s',
-  'raw-parallel-2s',
-  'many-keys-2s',
-  'raw-parallel-4s',
-  'many-keys-4s',
-  'local-mutex',
-  'same-key-1p',
-  'same-key-4p',
-  'raw-handoff',
-  'handoff',
-  'leader-step-down',
-  'leader-crash',
-  'rw-write-only',
-  'rw-read-heavy',
-  'rw-write-only-4p',
-  'rw-read-heavy-4p',
-  'semaphore-4',
-  'multi-3',
-  'memory-10k',
-];
-
-function runOrder(): ScenarioName[] {
-  const order = [...RUN_ORDER];
-  const sameSessions = order.findIndex(
-    (n) => n.startsWith('many-keys') && SESSIONS_OF[n] === SESSIONS_OF['many-keys'],
-  );
-  order.splice(
-    (sameSessions < 0 ? order.indexOf('many-keys-4s') : sameSessions) + 1,
-    0,
-    'many-keys',
-  );
-  return order;
-}
-
-/** The raw baseline a scenario's target is a ratio to: `--only` runs it too. */
-const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
-  uncontended: 'raw-cycle',
-  'same-key-1p': 'raw-cycle',
-  'same-key-4p': 'raw-cycle',
-  handoff: 'raw-handoff',
-  'leader-step-down': 'raw-handoff',
-};
-for (const name of ['many-keys', 'many-keys-1s', 'many-keys-2s', 'many-keys-4s'] as const) {
-  BASELINE[name] = rawParallelWith(SESSIONS_OF[name]!);
-}
-
-/**
- * uncontended's target is within 5 % of raw-cycle, less than the drift of a shared machine
- * between two rows run one after the other: when both are selected, measurePair runs them in
- * alternating blocks in one step (they are adjacent in RUN_ORDER).
- */
-const PAIRED = ['raw-cycle', 'uncontended'] as const;
-
-/** The selected rows in run order, one step each, PAIRED one step when both are selected. */
-function stepsOf(selected: readonly ScenarioName[]): ScenarioName[][] {
-  if (!PAIRED.every((name) => selected.includes(name))) return selected.map((name) => [name]);
-  return selected.flatMap<ScenarioName[]>((name) =>
-    name === PAIRED[0] ? [[...PAIRED]] : name === PAIRED[1] ? [] : [[name]],
-  );
-}
 
 interface Context {
   options: BenchOptions;
@@ -130,39 +61,22 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
   switch (name) {
     case 'raw-cycle':
     case 'raw-parallel':
-      return measure(name, rawLoops([ctx.raw], `${ctx.root}/${name}`, size), ctx);
     case 'raw-parallel-2s':
-    case 'raw-parallel-4s': {
-      // The bench's own session and n - 1 more, closed after the row.
-      const more = await Promise.all(
-        Array.from({ length: SESSIONS_OF[name]! - 1 }, () =>
-          RawZkClient.connect(ctx.connectionString),
-        ),
-      );
-      try {
-        const sessions = [ctx.raw, ...more];
-        return await measure(name, rawLoops(sessions, `${ctx.root}/${name}`, size), ctx);
-      } finally {
-        for (const session of more) session.close();
-      }
-    }
+    case 'raw-parallel-4s':
     case 'uncontended':
-    case 'same-key-1p':
-      return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
     case 'many-keys':
-      return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, false), ctx);
     case 'many-keys-1s':
     case 'many-keys-2s':
     case 'many-keys-4s': {
-      // A client of its own with that many sessions, closed after the row.
-      const client = await connectLocks(ctx.connectionString, namespace, SESSIONS_OF[name]);
-      ctx.cleanup.unshift(() => client.close());
+      const row = await openRow(name, ctx);
       try {
-        return await measure(name, lockCallers(client, `/${name}`, size, false), ctx);
+        return await measure(name, row.workload, ctx);
       } finally {
-        await client.close();
+        await row.close();
       }
     }
+    case 'same-key-1p':
+      return measure(name, lockCallers(await ctx.locks(), `/${name}`, size, true), ctx);
     case 'local-mutex':
       return measure(name, localMutexCallers(size), ctx);
     case 'raw-handoff':
@@ -252,32 +166,94 @@ async function runProcesses(
   }
 }
 
-/** raw-cycle and uncontended with the sizes and paths of runScenario, in alternating blocks. */
-async function measurePaired(ctx: Context): Promise<ScenarioResult[]> {
-  const [rawName, lockName] = PAIRED;
-  const rawSize = sizeOf(rawName, ctx.options.quick);
-  const lockSize = sizeOf(lockName, ctx.options.quick);
-  const blocks = blocksFor(Math.min(rawSize.opsPerCaller, lockSize.opsPerCaller));
-  process.stderr.write(`[bench] ${rawName} + ${lockName}: 1 x 1 callers, ${blocks} blocks each...`);
-  const results = await measurePair(
-    [
-      {
-        scenario: rawName,
-        workload: rawLoops([ctx.raw], `${ctx.root}/${rawName}`, rawSize),
-        opsPerCaller: rawSize.opsPerCaller,
-      },
-      {
-        scenario: lockName,
-        workload: lockCallers(await ctx.locks(), `/${lockName}`, lockSize, true),
-        opsPerCaller: lockSize.opsPerCaller,
-      },
-    ],
-    ctx.counter,
-    ctx.serverCpu,
-  );
-  const lines = results.map((r) => `${r.scenario} ${r.opsPerSec} ops/s, p50 ${r.p50Ms} ms`);
-  process.stderr.write(` ${lines.join('; ')}\n`);
-  return results;
+/** A row's workload, and a close() for what the row opened for itself (once, see closeOnce). */
+interface OpenedRow {
+  workload: Workload;
+  close(): Promise<void>;
+}
+
+/**
+ * The workload of a row that may run in turn with others (IN_TURN), with what it opens for
+ * itself: raw-parallel-Ns n - 1 more raw sessions (with the bench's own), many-keys-Ns a client
+ * of its own with that many sessions.
+ */
+async function openRow(name: ScenarioName, ctx: Context): Promise<OpenedRow> {
+  const size = sizeOf(name, ctx.options.quick);
+  const path = `${ctx.root}/${name}`;
+  const nothing = () => Promise.resolve();
+  switch (name) {
+    case 'raw-cycle':
+    case 'raw-parallel':
+      return { workload: rawLoops([ctx.raw], path, size), close: nothing };
+    case 'raw-parallel-2s':
+    case 'raw-parallel-4s': {
+      const connect = async () => {
+        const session = await RawZkClient.connect(ctx.connectionString);
+        return { session, close: closeOnce(ctx, () => session.close()) };
+      };
+      const more = await Promise.all(Array.from({ length: SESSIONS_OF[name]! - 1 }, connect));
+      const sessions = [ctx.raw, ...more.map((m) => m.session)];
+      return {
+        workload: rawLoops(sessions, path, size),
+        close: async () => {
+          await Promise.all(more.map((m) => m.close()));
+        },
+      };
+    }
+    case 'uncontended':
+    case 'many-keys':
+      return {
+        workload: lockCallers(await ctx.locks(), `/${name}`, size, name === 'uncontended'),
+        close: nothing,
+      };
+    case 'many-keys-1s':
+    case 'many-keys-2s':
+    case 'many-keys-4s': {
+      const namespace = `${ctx.root}/locks`;
+      const client = await connectLocks(ctx.connectionString, namespace, SESSIONS_OF[name]);
+      const close = closeOnce(ctx, () => client.close());
+      return { workload: lockCallers(client, `/${name}`, size, false), close };
+    }
+    default:
+      throw new Error(`${name} is not a row that runs in turn`);
+  }
+}
+
+/** `close`, run at most once: after its step, or by ctx.cleanup if the step failed or hung. */
+function closeOnce(ctx: Context, close: () => Promise<void> | void): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  const once = () => (closing ??= Promise.resolve().then(close));
+  ctx.cleanup.unshift(once);
+  return once;
+}
+
+/**
+ * A group's selected rows measured in turn (IN_TURN): every row opened first, before the
+ * warm-ups, and closed after the last block.
+ */
+async function measureGroup(
+  step: readonly ScenarioName[],
+  ctx: Context,
+): Promise<ScenarioResult[]> {
+  const opened: OpenedRow[] = [];
+  try {
+    for (const name of step) opened.push(await openRow(name, ctx));
+    const rows = step.map((scenario, i) => {
+      const { opsPerCaller } = sizeOf(scenario, ctx.options.quick);
+      return { scenario, workload: opened[i].workload, opsPerCaller };
+    });
+    const { processes, callers } = rows[0].workload;
+    process.stderr.write(
+      `[bench] ${step.join(' + ')}: ${processes} x ${callers / processes} callers, ` +
+        `${blocksOf(rows)} blocks each...`,
+    );
+    const results = await measureInTurn(rows, ctx.counter, ctx.serverCpu);
+    const lines = results.map((r) => `${r.scenario} ${r.opsPerSec} ops/s, p50 ${r.p50Ms} ms`);
+    process.stderr.write(` ${lines.join('; ')}\n`);
+    return results.map(withSessions);
+  } finally {
+    for (const row of opened) await row.close();
+  }
 }
 
 async function measure(
@@ -290,7 +266,12 @@ async function measure(
   );
   const result = await measureWorkload(name, workload, ctx.counter, ctx.serverCpu);
   process.stderr.write(` ${result.opsPerSec} ops/s, p50 ${result.p50Ms} ms\n`);
-  const sessions = SESSIONS_OF[name];
+  return withSessions(result);
+}
+
+/** The sessions of a raw-parallel or many-keys row (SESSIONS_OF), in its result. */
+function withSessions(result: ScenarioResult): ScenarioResult {
+  const sessions = SESSIONS_OF[result.scenario];
   return sessions === undefined ? result : { ...result, sessions };
 }
 
@@ -298,7 +279,7 @@ async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options.help) return void console.log(USAGE);
   const { only } = options;
-  const selected = runOrder().filter((name) => !only || name === only || BASELINE[only] === name);
+  const selected = selectedRows(only);
   const { connectionString, server } = await zooKeeperFromEnv();
   const cleanup: Array<() => Promise<void> | void> = [];
   if (server) cleanup.push(() => stopServer(server));
@@ -340,7 +321,7 @@ async function main(): Promise<void> {
         const rows = await withDeadline(
           label,
           scaled(options.quick ? 60_000 : 180_000),
-          step.length > 1 ? measurePaired(ctx) : runScenario(step[0], ctx).then((r) => [r]),
+          step.length > 1 ? measureGroup(step, ctx) : runScenario(step[0], ctx).then((r) => [r]),
         );
         for (const row of rows) byName[row.scenario] = row;
       } catch (error) {

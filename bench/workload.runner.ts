@@ -1,7 +1,7 @@
 /**
  * Runs one scenario's workload and turns it into a ScenarioResult: warm-up (not counted), then
  * the measured run between two `mntr` snapshots. measureRun and scenarioResult are shared with
- * measurePair (bench/paired.runner.ts), which measures two rows in alternating blocks.
+ * measureInTurn (bench/in-turn.runner.ts), which measures a group of rows in blocks, in turn.
  */
 import { percentile, round } from './latency.stats';
 import type { ScenarioName, ScenarioResult } from './bench.types';

@@ -1,15 +1,15 @@
 /**
- * Two rows measured in alternating blocks in one process (raw-cycle and uncontended): both
- * warm-ups, then a block of the first, a block of the second, and so on. On a shared machine the
- * load drifts between two rows run one after the other by more than a 5 % target's margin;
- * blocks spread that drift over both. Each row adds up its own blocks into a ScenarioResult.
+ * Rows measured in turn in one process (the groups of IN_TURN in bench/run.order.ts): every
+ * row's warm-up, then a block of each row in turn, and so on. On a shared machine the load
+ * drifts between rows run one after the other by more than a target's margin; blocks spread
+ * that drift over all of them. Each row adds up its own blocks into a ScenarioResult.
  */
 import type { ScenarioName, ScenarioResult } from './bench.types';
 import type { ServerCpuMeter } from './cpu.meter';
 import type { PacketCounts, ZkRequestCounter } from './zk-requests.counter';
 import { measureRun, MeasuredRun, scenarioResult, Workload } from './workload.runner';
 
-export interface PairedRow {
+export interface InTurnRow {
   scenario: ScenarioName;
   /** A workload whose run(opsPerCaller) runs that many ops per caller (raw or lock loops). */
   workload: Workload;
@@ -17,23 +17,39 @@ export interface PairedRow {
   opsPerCaller: number;
 }
 
-/** Blocks per row, fewer when a block would have fewer than MIN_BLOCK_OPS ops per caller. */
+/** Blocks per row, at most. */
 const BLOCKS = 10;
-const MIN_BLOCK_OPS = 20;
 
+/**
+ * The fewest ops per caller in a block. A block of many callers starts with all of them sending
+ * at once and ends with those done waiting for the last: about an op per caller at each end off
+ * the steady rate. From 5 ops per caller on, that edge is a small part of a block and the same in
+ * every row of a group (the 32-caller rows: 10 blocks of 10 ops per caller, --quick 2 of 5).
+ * raw-cycle and uncontended (1 caller, 2,000 ops, --quick 200) get 10 blocks either way.
+ */
+export const MIN_BLOCK_OPS_PER_CALLER = 5;
+
+/** Blocks for a row of `opsPerCaller`: BLOCKS, fewer to keep MIN_BLOCK_OPS_PER_CALLER. */
 export function blocksFor(opsPerCaller: number): number {
-  return Math.max(1, Math.min(BLOCKS, Math.floor(opsPerCaller / MIN_BLOCK_OPS)));
+  const most = Math.floor(opsPerCaller / MIN_BLOCK_OPS_PER_CALLER);
+  return Math.max(1, Math.min(BLOCKS, most));
 }
 
-export async function measurePair(
-  rows: readonly [PairedRow, PairedRow],
+/** The blocks of each row of a group: as many for all, set by its smallest row. */
+export function blocksOf(rows: readonly InTurnRow[]): number {
+  return blocksFor(Math.min(...rows.map((row) => row.opsPerCaller)));
+}
+
+/** Two rows or more (in that order within each round of blocks), one result each. */
+export async function measureInTurn(
+  rows: readonly InTurnRow[],
   counter: ZkRequestCounter,
   serverCpu?: ServerCpuMeter,
 ): Promise<ScenarioResult[]> {
   for (const { workload } of rows) await workload.warmup();
   // What one `mntr` snapshot adds to the servers' own counts (1 request, 3 packets sent on 3.8).
   const { packets: snapshot } = await counter.around(() => Promise.resolve());
-  const blocks = blocksFor(Math.min(...rows.map((row) => row.opsPerCaller)));
+  const blocks = blocksOf(rows);
   const runs: MeasuredRun[][] = rows.map(() => []);
   for (let b = 0; b < blocks; b++) {
     for (const [i, { workload, opsPerCaller }] of rows.entries()) {

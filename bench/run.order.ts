@@ -1,0 +1,96 @@
+/**
+ * Which rows a run measures and in what order: RUN_ORDER (`many-keys` placed by runOrder()),
+ * BASELINE (the row a target is a ratio to, which `--only` runs too), and IN_TURN, the groups
+ * of rows measured in turn as one step (stepsOf; bench/in-turn.runner.ts).
+ */
+import { rawParallelWith, SESSIONS_OF, ScenarioName } from './bench.types';
+
+/**
+ * Each lock scenario runs right after its baseline, so both see the same machine load (or in
+ * turn with it, see IN_TURN); `many-keys` (the default options) is placed by runOrder() after
+ * the many-keys row with as many sessions.
+ */
+const RUN_ORDER: ScenarioName[] = [
+  'raw-cycle',
+  'uncontended',
+  'raw-parallel',
+  'many-keys-1s',
+  'raw-parallel-2s',
+  'many-keys-2s',
+  'raw-parallel-4s',
+  'many-keys-4s',
+  'local-mutex',
+  'same-key-1p',
+  'same-key-4p',
+  'raw-handoff',
+  'handoff',
+  'leader-step-down',
+  'leader-crash',
+  'rw-write-only',
+  'rw-read-heavy',
+  'rw-write-only-4p',
+  'rw-read-heavy-4p',
+  'semaphore-4',
+  'multi-3',
+  'memory-10k',
+];
+
+export function runOrder(): ScenarioName[] {
+  const order = [...RUN_ORDER];
+  const sameSessions = order.findIndex(
+    (n) => n.startsWith('many-keys') && SESSIONS_OF[n] === SESSIONS_OF['many-keys'],
+  );
+  order.splice(
+    (sameSessions < 0 ? order.indexOf('many-keys-4s') : sameSessions) + 1,
+    0,
+    'many-keys',
+  );
+  return order;
+}
+
+/** The raw baseline a scenario's target is a ratio to: `--only` runs it too. */
+export const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
+  uncontended: 'raw-cycle',
+  'same-key-1p': 'raw-cycle',
+  'same-key-4p': 'raw-cycle',
+  handoff: 'raw-handoff',
+  'leader-step-down': 'raw-handoff',
+};
+for (const name of ['many-keys', 'many-keys-1s', 'many-keys-2s', 'many-keys-4s'] as const) {
+  BASELINE[name] = rawParallelWith(SESSIONS_OF[name]!);
+}
+
+/** The rows a run selects, in run order: all, or `--only`'s and its baseline. */
+export function selectedRows(only?: ScenarioName): ScenarioName[] {
+  return runOrder().filter((name) => !only || name === only || BASELINE[only] === name);
+}
+
+/**
+ * Rows whose targets are ratios between them, closer than the drift of a shared machine between
+ * rows run one after the other: uncontended's p50 within 5 % of raw-cycle's, and each many-keys
+ * row at least its raw-parallel row (many-keys-4s and many-keys read 1.11 and 0.96 x
+ * raw-parallel-4s in one run, the same configuration a minute apart). So raw-cycle with
+ * uncontended, and each raw-parallel row with the many-keys rows checked against it (`many-keys`
+ * with the one of the default's sessions), in run order.
+ */
+export const IN_TURN: ScenarioName[][] = [
+  ['raw-cycle', 'uncontended'],
+  ...runOrder()
+    .filter((raw) => raw.startsWith('raw-parallel'))
+    .map((raw) => [raw, ...runOrder().filter((name) => BASELINE[name] === raw)]),
+];
+
+/**
+ * The selected rows in run order, one step each; the selected rows of a group of IN_TURN one
+ * step (where its first one runs) when they are 2 or more.
+ */
+export function stepsOf(selected: readonly ScenarioName[]): ScenarioName[][] {
+  const steps: ScenarioName[][] = [];
+  for (const name of selected) {
+    if (steps.some((step) => step.includes(name))) continue;
+    const group = IN_TURN.find((rows) => rows.includes(name)) ?? [];
+    const inTurn = group.filter((row) => selected.includes(row));
+    steps.push(inTurn.length >= 2 ? inTurn : [name]);
+  }
+  return steps;
+}
