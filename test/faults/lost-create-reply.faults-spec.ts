@@ -59,6 +59,7 @@ describe('a create whose reply is lost on a paused ensemble member', () => {
         sessionTimeoutMs: SESSION_MS,
         connectTimeoutMs: scaled(60_000),
         parentCleanupDelayMs: 600_000, // the lock path stays: the create we break is the lock node's
+        sessions: 1, // the one session on the proxy is the one every path's create goes through
       });
       if (proxy.connections > before) {
         clients.push(client);
