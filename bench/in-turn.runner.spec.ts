@@ -45,7 +45,7 @@ function fakeWorkload(name: string, log: string[], counts: { received: number; s
 }
 
 describe('measureInTurn', () => {
-  it('warms both up, then alternates blocks; each row adds up its own', async () => {
+  it('warms both up, then alternates blocks, each round starting one row later; each row adds up its own', async () => {
     const { counts, counter } = fakeServer();
     const log: string[] = [];
     const raw = fakeWorkload('raw', log, counts);
@@ -57,7 +57,8 @@ describe('measureInTurn', () => {
       ],
       counter,
     );
-    expect(log).toEqual(['raw warm-up', 'lock warm-up', 'raw 5', 'lock 5', 'raw 6', 'lock 6']);
+    // The second round starts with the other row.
+    expect(log).toEqual(['raw warm-up', 'lock warm-up', 'raw 5', 'lock 5', 'lock 6', 'raw 6']);
     // Two blocks of 2 ms each over 11 ops.
     expect(rawRow).toMatchObject({ scenario: 'raw-cycle', ops: 11, clientCpuUsPerOp: 363.64 });
     // One mntr per row is left in the count, as in a single run: (33 + 1) / 11.
@@ -88,9 +89,9 @@ describe('measureInTurn', () => {
       'raw 5',
       '4s 5',
       'default 10',
-      'raw 5',
-      '4s 5',
+      '4s 5', // each round starts one row later
       'default 10',
+      'raw 5',
     ]);
     expect(rows.map((row) => [row.scenario, row.ops, row.violations])).toEqual([
       ['raw-parallel-4s', 10, 10],

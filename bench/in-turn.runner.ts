@@ -40,7 +40,11 @@ export function blocksOf(rows: readonly InTurnRow[]): number {
   return blocksFor(Math.min(...rows.map((row) => row.opsPerCaller)));
 }
 
-/** Two rows or more (in that order within each round of blocks), one result each. */
+/**
+ * Two rows or more, one result each. Each round of blocks starts one row later than the last
+ * (A B, B A, A B... ; A B C, B C A, C A B...): a block's leftovers (garbage, timers) fall on the
+ * next block, and no row always comes right after the same one.
+ */
 export async function measureInTurn(
   rows: readonly InTurnRow[],
   counter: ZkRequestCounter,
@@ -52,7 +56,9 @@ export async function measureInTurn(
   const blocks = blocksOf(rows);
   const runs: MeasuredRun[][] = rows.map(() => []);
   for (let b = 0; b < blocks; b++) {
-    for (const [i, { workload, opsPerCaller }] of rows.entries()) {
+    for (let turn = 0; turn < rows.length; turn++) {
+      const i = (b + turn) % rows.length;
+      const { workload, opsPerCaller } = rows[i];
       const ops = shareOf(opsPerCaller, blocks, b);
       runs[i].push(await measureRun(workload, counter, serverCpu, ops));
     }

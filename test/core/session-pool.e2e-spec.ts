@@ -357,6 +357,21 @@ describe('a client with several sessions', () => {
       await eventually('no timer or socket is left', () => noMoreThan(baseline));
     });
 
+    it('names maxClientCnxns when a server closes every connection of the pool at once', async () => {
+      // What a server over its maxClientCnxns does: accept, then close (the proxy refuses all).
+      proxy.acceptOnly(0);
+      const connect = ZkLockClient.connect({
+        connectionString: proxy.connectionString,
+        sessions: TWO,
+        sessionTimeoutMs: 10_000,
+        connectTimeoutMs: scaled(2_000),
+      });
+      await expect(connect).rejects.toBeInstanceOf(ZooKeeperUnavailableError);
+      await expect(connect).rejects.toThrow(
+        new RegExp(`${proxy.connectionString}.*2 of this client's 2 .*maxClientCnxns.*sessions`),
+      );
+    });
+
     it('closes right after one session expired: within its bound, nothing left', async () => {
       const watchesBefore = await watches();
       const sessionsBefore = await serverSessions();

@@ -10,8 +10,10 @@ import { useCoreFixture } from './support/core-fixture';
 import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
-/** Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter). */
-/** The data-watch callbacks on `path` in a client of one session (option `sessions: 1`). */
+/**
+ * Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter), in a
+ * client of one session (option `sessions: 1`): its only member's.
+ */
 function dataCallbacks(client: ZkLockClient, path: string): number {
   const session = (client as any).pool.members[0].current;
   const watchers = session.client.connectionManager.watcherManager.dataWatchers[path];

@@ -141,9 +141,12 @@ describe('credentials in a running NestJS application', () => {
     server.members[0].start();
     await server.members[0].waitServing();
     await eventually(
-      'reconnected is logged',
+      'reconnected is logged for every session',
       // The client's default 4 sessions: each says it reconnected ("Session 0 (...) reconnected").
-      () => logger.lines.some((l) => /reconnected to ZooKeeper/i.test(l)),
+      () => {
+        const back = logger.lines.map((l) => /Session (\d+) .*reconnected to ZooKeeper/.exec(l));
+        return new Set(back.flatMap((m) => (m ? [m[1]] : []))).size === 4;
+      },
       30_000,
     );
     const inspection = await locks.inspect('/busy');

@@ -24,6 +24,7 @@ import {
   waitFor,
   zkConnect,
 } from './support/nest-app';
+import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 
 const namespace = testNamespace('telemetry');
 const ORDER = '/orders/order:<orderId>';
@@ -169,13 +170,10 @@ describe('telemetry (OpenTelemetry SDK, in-memory)', () => {
     const admin = await ZkAdmin.connect(zkConnect());
     try {
       const lock = await fixture.locks.acquire(lockPath);
-      // The session the path is on (one of the client's 4), as the client's lost event names it.
-      const lost = new Promise<number>((resolve) =>
-        fixture.locks.client.once('lost', (event) => resolve(event.session.index)),
-      );
       const [node] = await admin.children(`${namespace}${lockPath}`);
       await admin.remove(`${namespace}${lockPath}/${node}`);
-      const session = await lost;
+      // The session the path is on: one of the client's 4 (the default), by its hash.
+      const session = sessionIndexOf(`${namespace}${lockPath}`, 4);
       const labels = {
         ...path(ORDER),
         'zk_lock.reason': 'node-deleted',

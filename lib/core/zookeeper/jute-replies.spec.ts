@@ -170,6 +170,9 @@ describe('our reply decoding, reply for reply against node-zookeeper-client 1.1.
     expect(handed(created, 1)).toBe(true); // CONNECTING: the ConnectResponse
     expect(handed(created, -1)).toBe(true); // CLOSING
     expect(handed(created, 2, false)).toBe(true); // a request the client encoded
+    const short = Buffer.from(created.subarray(0, 19)); // a frame too short for a ReplyHeader
+    short.writeInt32BE(15, 0);
+    expect(handed(short)).toBe(true); // the client's to refuse, our request left in its queue
   });
 
   it('keeps no view of the frame (the receive buffer is reused): a long or data is a copy', () => {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ZkLockError } from '../errors';
-import { decodeReply, decodesReplyOf } from './jute-replies';
+import { REPLY_PAYLOAD_OFFSET, decodeReply, decodesReplyOf } from './jute-replies';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
@@ -238,6 +238,7 @@ export function walkFrames(
  */
 function answerOurs(cm: any, frame: Buffer): boolean {
   if (cm.state !== CM_STATES.CONNECTED && cm.state !== CM_STATES.CONNECTED_READ_ONLY) return false;
+  if (frame.length < REPLY_PAYLOAD_OFFSET) return false; // no whole ReplyHeader: the client's case
   const packet = cm.pendingQueue[0];
   const request = packet?.request;
   if (request?.ours !== true || request.header.xid !== frame.readInt32BE(4)) return false;

@@ -1,7 +1,11 @@
 /** Owns the client's sessions: one ZkConnection per member, and the client's state from theirs. */
 import { EventEmitter } from 'node:events';
 import type { ConnectionState, SessionInfo } from '../types';
-import { type ZooKeeperAuthFailedError, ZooKeeperUnavailableError } from '../errors';
+import {
+  type ConnectFailure,
+  type ZooKeeperAuthFailedError,
+  ZooKeeperUnavailableError,
+} from '../errors';
 import { ZkConnection, ZkConnectionOptions } from './zk-connection';
 import { sessionIndexOf } from './session-shards';
 
@@ -102,14 +106,17 @@ export function clientState(states: readonly ConnectionState[], wasUp: boolean):
 }
 
 /**
- * The first connect of a pool failed: when some sessions connected and others did not, a
- * ZooKeeperUnavailableError says how many and that a server refuses one client IP's connections
- * beyond its maxClientCnxns (a pool of `size` sessions is `size` connections per instance). When
- * none connected, the servers are down or refuse this client (TLS, address): the error one
- * session gives, as it is, and so is any other error.
+ * The first connect of a pool failed. When some sessions connected and others did not, or none
+ * did and the servers closed the connections themselves (no other reason known), a
+ * ZooKeeperUnavailableError says how many connected and that a server refuses one client IP's
+ * connections beyond its maxClientCnxns, which is what a server over that limit does (a pool of
+ * `size` sessions is `size` connections per instance). A known reason for all of them (a DNS
+ * name, a refused port, a TLS handshake) is the error one session gives, as it is; so is any
+ * other error.
  */
 function poolUnavailable(err: unknown, connected: number, size: number): unknown {
-  if (!(err instanceof ZooKeeperUnavailableError) || connected === 0) return err;
+  if (!(err instanceof ZooKeeperUnavailableError)) return err;
+  if (connected === 0 && !closedByServer(err.failure)) return err;
   const limit =
     `with sessions: ${size}, each instance opens ${size} connections, and a server refuses a ` +
     "client IP address's connections beyond its maxClientCnxns (60 by default): lower the " +
@@ -124,4 +131,10 @@ function poolUnavailable(err: unknown, connected: number, size: number): unknown
       cause: err.failure?.cause ?? err,
     },
   );
+}
+
+/** No reason known, or the server ended the connection itself (reset, or closed at once). */
+function closedByServer(failure: ConnectFailure | undefined): boolean {
+  const code = (failure?.cause as { code?: unknown } | undefined)?.code;
+  return failure === undefined || code === 'ECONNRESET' || code === 'EPIPE';
 }
