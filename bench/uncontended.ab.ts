@@ -1,0 +1,89 @@
+/**
+ * The engine's own cost on one path, isolated: in one process, blocks of five loops in turn
+ * (each round starting one loop later), p50 of each as a ratio to the raw cycle's:
+ * - raw: node-zookeeper-client's create + getChildren in one tick, then delete (raw-cycle);
+ * - raw+tick: the same with one setImmediate between (a critical section's event-loop turn);
+ * - lock: ZkLockClient acquire() then release();
+ * - lock+tick: the same with one setImmediate between;
+ * - lock+monitor: the same with the bench's monitored critical section (the uncontended row).
+ *   ZK_CONNECT=127.0.0.1:2181 npx ts-node --transpile-only bench/uncontended.ab.ts [rounds]
+ * A diagnostic beside `npm run bench` (bench/README.md "The uncontended row"), not a row of it.
+ */
+import { randomUUID } from 'node:crypto';
+import { ZkLockClient } from '../lib/core';
+import { ExclusionMonitor } from './exclusion.monitor';
+import { percentile } from './latency.stats';
+import { EPHEMERAL_SEQUENTIAL, RawZkClient } from './raw-zk.client';
+
+const OPS_PER_BLOCK = 150;
+/** Rounds whose blocks only warm up (not counted). */
+const WARM_ROUNDS = 2;
+
+async function main(): Promise<void> {
+  const connectionString = process.env.ZK_CONNECT;
+  if (!connectionString) throw new Error('Set ZK_CONNECT to a ZooKeeper on this machine');
+  const rounds = Number(process.argv[2] ?? 24);
+  const root = `/bench-ab-${randomUUID().slice(0, 8)}`;
+  const raw = await RawZkClient.connect(connectionString);
+  await raw.mkdirp(`${root}/raw`);
+  const locks = await ZkLockClient.connect({
+    connectionString,
+    namespace: `${root}/locks`,
+    sessionTimeoutMs: 10_000,
+  });
+  const data = Buffer.from(JSON.stringify({ host: 'ab', pid: process.pid }));
+  const name = `${root}/raw/_c_${randomUUID()}-lock-`;
+  const monitor = new ExclusionMonitor();
+  const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const rawCycle = async (between?: () => Promise<void>) => {
+    const [created] = await Promise.all([
+      raw.create(name, data, EPHEMERAL_SEQUENTIAL),
+      raw.getChildren(`${root}/raw`),
+    ]);
+    await between?.();
+    await raw.remove(created);
+  };
+  const lockOp = async (path: string, between?: (token: bigint) => Promise<void>) => {
+    const lock = await locks.acquire(path);
+    try {
+      await between?.(lock.fencingToken);
+    } finally {
+      await lock.release();
+    }
+  };
+  const loops: [string, () => Promise<void>][] = [
+    ['raw', () => rawCycle()],
+    ['raw+tick', () => rawCycle(tick)],
+    ['lock', () => lockOp('/a')],
+    ['lock+tick', () => lockOp('/b', tick)],
+    ['lock+monitor', () => lockOp('/c', (token) => monitor.critical('/c', token))],
+  ];
+  const latencies = new Map<string, number[]>(loops.map(([loop]) => [loop, []]));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (let turn = 0; turn < loops.length; turn++) {
+        const [loop, op] = loops[(round + turn) % loops.length];
+        for (let i = 0; i < OPS_PER_BLOCK; i++) {
+          const started = process.hrtime.bigint();
+          await op();
+          const us = Number(process.hrtime.bigint() - started) / 1e3;
+          if (round >= WARM_ROUNDS) latencies.get(loop)!.push(us);
+        }
+      }
+    }
+    const base = percentile(latencies.get('raw')!, 50);
+    for (const [loop, us] of latencies) {
+      const p50 = percentile(us, 50);
+      console.log(`${loop.padEnd(13)} p50 ${p50.toFixed(0)} us  ${(p50 / base).toFixed(3)} x raw`);
+    }
+  } finally {
+    await locks.close();
+    await raw.removeRecursive(root).catch(() => undefined);
+    raw.close();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? String(error));
+  process.exitCode = 1;
+});
