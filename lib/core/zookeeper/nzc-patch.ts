@@ -242,11 +242,16 @@ function answerOurs(cm: any, frame: Buffer): boolean {
   const packet = cm.pendingQueue[0];
   const request = packet?.request;
   if (request?.ours !== true || request.header.xid !== frame.readInt32BE(4)) return false;
+  // Decoded before the packet leaves the queue: a reply that cannot be (a code missing from the
+  // client's table, a payload cut short) throws with the packet still queued, and the dropped
+  // connection answers it CONNECTION_LOSS like every other request under way.
+  const err = frame.readInt32BE(16);
+  const error = err === 0 ? null : Exception.create(err);
+  const payload = error ? null : decodeReply(request.header.type, frame, chrootOf(cm));
   cm.pendingQueue.shift();
   cm.zxid = Buffer.from(frame.subarray(8, 16));
-  const err = frame.readInt32BE(16);
-  if (err !== 0) packet.callback(Exception.create(err));
-  else packet.callback(null, { payload: decodeReply(request.header.type, frame, chrootOf(cm)) });
+  if (error) packet.callback(error);
+  else packet.callback(null, { payload });
   return true;
 }
 
