@@ -175,21 +175,27 @@ describe('our reply decoding, reply for reply against node-zookeeper-client 1.1.
     expect(handed(short)).toBe(true); // the client's to refuse, our request left in its queue
   });
 
-  it('leaves a reply it cannot decode queued, for the dropped connection to answer', () => {
+  it('takes a reply it cannot decode off the queue uncalled, as the client does', () => {
     const cut = reply(7, 0, [vector(['a', 'b'])]); // a listing without its Stat
     for (const [type, frame] of [
       [OP.CREATE, reply(7, -125)], // a code missing from the client's table
       [OP.GET_CHILDREN2, cut],
     ] as const) {
-      const packet = { request: { header: { xid: 7, type }, ours: true }, callback: vi.fn() };
-      const cm = connectionManager(undefined, packet);
-      const undecodable = vi.fn();
-      walkFrames(cm, frame, { answered() {}, undecodable } as unknown as ConnectionHooks, () => {
-        throw new Error('handed to the client');
-      });
-      expect(undecodable).toHaveBeenCalledOnce();
-      expect(cm.pendingQueue).toEqual([packet]);
-      expect(packet.callback).not.toHaveBeenCalled();
+      for (const by of ['client', 'ours'] as const) {
+        const header = { xid: 7, type };
+        const packet = {
+          request: by === 'ours' ? { header, ours: true } : { header },
+          callback: vi.fn(),
+        };
+        const cm = connectionManager(undefined, packet);
+        const undecodable = vi.fn();
+        walkFrames(cm, frame, { answered() {}, undecodable } as unknown as ConnectionHooks, (f) =>
+          ConnectionManager.prototype.onSocketData.call(cm, f),
+        );
+        expect(undecodable).toHaveBeenCalledOnce();
+        expect(cm.pendingQueue).toEqual([]);
+        expect(packet.callback).not.toHaveBeenCalled();
+      }
     }
   });
 

@@ -242,16 +242,14 @@ function answerOurs(cm: any, frame: Buffer): boolean {
   const packet = cm.pendingQueue[0];
   const request = packet?.request;
   if (request?.ours !== true || request.header.xid !== frame.readInt32BE(4)) return false;
-  // Decoded before the packet leaves the queue: a reply that cannot be (a code missing from the
-  // client's table, a payload cut short) throws with the packet still queued, and the dropped
-  // connection answers it CONNECTION_LOSS like every other request under way.
-  const err = frame.readInt32BE(16);
-  const error = err === 0 ? null : Exception.create(err);
-  const payload = error ? null : decodeReply(request.header.type, frame, chrootOf(cm));
+  // Off the queue first, as the client does: a reply that cannot be decoded (a code missing
+  // from its table) throws with its request gone, which then ends by its deadline and tells the
+  // code apart (request-errors.ts, noteUndecodable).
   cm.pendingQueue.shift();
   cm.zxid = Buffer.from(frame.subarray(8, 16));
-  if (error) packet.callback(error);
-  else packet.callback(null, { payload });
+  const err = frame.readInt32BE(16);
+  if (err !== 0) packet.callback(Exception.create(err));
+  else packet.callback(null, { payload: decodeReply(request.header.type, frame, chrootOf(cm)) });
   return true;
 }
 
