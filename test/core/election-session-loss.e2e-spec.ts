@@ -11,6 +11,7 @@ import { mntr } from '../support/zookeeper';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
+import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 
 /** Our clock declares the session lost after 2 s of silence. */
 const SHORT_SESSION_MS = 2_000;
@@ -25,7 +26,9 @@ describe('leadership and the session', () => {
     const ends: LeadershipEnd[] = [];
     election.on('notLeader', (end) => ends.push(end));
     const first = await election.whenLeader();
-    const sessionBefore = client.sessionId;
+    // The election's session: the one of the client's 4 (the default) its path hashes to.
+    const session = () => client.sessions[sessionIndexOf(path, client.sessions.length)].id;
+    const sessionBefore = session();
     const whileSuspended: boolean[] = [];
     client.on('state', (state) => {
       if (state === 'SUSPENDED') whileSuspended.push(election.isLeader);
@@ -38,7 +41,7 @@ describe('leadership and the session', () => {
     expect(whileSuspended).toEqual([false]);
 
     const second = await election.whenLeader({ waitTimeoutMs: scaled(30_000) });
-    expect(client.sessionId).not.toBe(sessionBefore);
+    expect(session()).not.toBe(sessionBefore);
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
     expect(second.signal.aborted).toBe(false);
     await eventually('one node of ours is left', async () => {
