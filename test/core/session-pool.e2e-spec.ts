@@ -335,16 +335,21 @@ describe('a client with several sessions', () => {
       await locks.close(); // while the proxy is up, so that its sessions end on the server
     });
 
-    it('fails a first connect that only some sessions make, closing the ones that did: nothing is left', async () => {
-      const sessionsBefore = await serverSessions();
-      const baseline = await quietResources();
-      proxy.acceptOnly(1); // the first session connects, every other connection is refused
-      const connect = ZkLockClient.connect({
+    /** A client of TWO sessions through the proxy, which lets only `accepted` connections on. */
+    const connectAccepting = (accepted: number): Promise<ZkLockClient> => {
+      proxy.acceptOnly(accepted);
+      return ZkLockClient.connect({
         connectionString: proxy.connectionString,
         sessions: TWO,
         sessionTimeoutMs: 10_000,
         connectTimeoutMs: scaled(2_000),
       });
+    };
+
+    it('fails a first connect that only some sessions make, closing the ones that did: nothing is left', async () => {
+      const sessionsBefore = await serverSessions();
+      const baseline = await quietResources();
+      const connect = connectAccepting(1); // the first session connects, the other is refused
       await expect(connect).rejects.toBeInstanceOf(ZooKeeperUnavailableError);
       await expect(connect).rejects.toThrow(
         new RegExp(`${proxy.connectionString}.*maxClientCnxns.*sessions`),
@@ -359,13 +364,7 @@ describe('a client with several sessions', () => {
 
     it('names maxClientCnxns when a server closes every connection of the pool at once', async () => {
       // What a server over its maxClientCnxns does: accept, then close (the proxy refuses all).
-      proxy.acceptOnly(0);
-      const connect = ZkLockClient.connect({
-        connectionString: proxy.connectionString,
-        sessions: TWO,
-        sessionTimeoutMs: 10_000,
-        connectTimeoutMs: scaled(2_000),
-      });
+      const connect = connectAccepting(0);
       await expect(connect).rejects.toBeInstanceOf(ZooKeeperUnavailableError);
       await expect(connect).rejects.toThrow(
         new RegExp(`${proxy.connectionString}.*2 of this client's 2 .*maxClientCnxns.*sessions`),
