@@ -103,13 +103,16 @@ describe('measureInTurn', () => {
     expect(rows.map((row) => row.zkPacketsSentPerOp)).toEqual([3.3, 3.3, 3.15]);
   });
 
-  it('keeps blocks of at least 5 ops per caller, 10 at most', () => {
-    expect(blocksFor(2000)).toBe(10);
-    expect(blocksFor(100)).toBe(10);
-    expect(blocksFor(49)).toBe(9);
+  it('keeps blocks of at least 5 ops per caller, 10 at most (40 for one caller)', () => {
+    expect(blocksFor(100, 32)).toBe(10);
+    expect(blocksFor(49, 32)).toBe(9);
     // The 32-caller rows with --quick: 10 ops per caller.
-    expect(blocksFor(10)).toBe(2);
-    expect(blocksFor(9)).toBe(1);
-    expect(blocksFor(3)).toBe(1);
+    expect(blocksFor(10, 32)).toBe(2);
+    expect(blocksFor(9, 32)).toBe(1);
+    expect(blocksFor(3, 32)).toBe(1);
+    // raw-cycle and uncontended: 2,000 ops (--quick 200) in 40 blocks.
+    expect(blocksFor(2000, 1)).toBe(40);
+    expect(blocksFor(200, 1)).toBe(40);
+    expect(blocksFor(100, 1)).toBe(20);
   });
 });

@@ -17,27 +17,35 @@ export interface InTurnRow {
   opsPerCaller: number;
 }
 
-/** Blocks per row, at most. */
+/** Blocks per row, at most (rows of several callers). */
 const BLOCKS = 10;
+
+/**
+ * Blocks per row, at most, for rows of one caller (raw-cycle and uncontended): their op is under
+ * a millisecond, so 10 blocks of 200 ops last ~150 ms each, long enough for the shared machine's
+ * load to change within one. In 40 blocks of 50 ops, six runs of `--only uncontended` read
+ * 1.00-1.06 x raw-cycle, against 0.96-1.09 in 10 blocks (bench/README.md, "The uncontended row").
+ */
+const ONE_CALLER_BLOCKS = 40;
 
 /**
  * The fewest ops per caller in a block. A block of many callers starts with all of them sending
  * at once and ends with those done waiting for the last: about an op per caller at each end off
  * the steady rate. From 5 ops per caller on, that edge is a small part of a block and the same in
  * every row of a group (the 32-caller rows: 10 blocks of 10 ops per caller, --quick 2 of 5).
- * raw-cycle and uncontended (1 caller, 2,000 ops, --quick 200) get 10 blocks either way.
+ * raw-cycle and uncontended (1 caller, 2,000 ops, --quick 200) get 40 blocks either way.
  */
 export const MIN_BLOCK_OPS_PER_CALLER = 5;
 
-/** Blocks for a row of `opsPerCaller`: BLOCKS, fewer to keep MIN_BLOCK_OPS_PER_CALLER. */
-export function blocksFor(opsPerCaller: number): number {
+/** Blocks for a row of `callers` x `opsPerCaller`: the most, fewer to keep MIN_BLOCK_OPS_PER_CALLER. */
+export function blocksFor(opsPerCaller: number, callers: number): number {
   const most = Math.floor(opsPerCaller / MIN_BLOCK_OPS_PER_CALLER);
-  return Math.max(1, Math.min(BLOCKS, most));
+  return Math.max(1, Math.min(callers === 1 ? ONE_CALLER_BLOCKS : BLOCKS, most));
 }
 
 /** The blocks of each row of a group: as many for all, set by its smallest row. */
 export function blocksOf(rows: readonly InTurnRow[]): number {
-  return blocksFor(Math.min(...rows.map((row) => row.opsPerCaller)));
+  return Math.min(...rows.map((row) => blocksFor(row.opsPerCaller, row.workload.callers)));
 }
 
 /**

@@ -7,6 +7,11 @@
  * - lock+tick: the same with one setImmediate between;
  * - lock+monitor: the same with the bench's monitored critical section (the uncontended row).
  *   ZK_CONNECT=127.0.0.1:2181 npx ts-node --transpile-only bench/uncontended.ab.ts [rounds]
+ * First it prints each loop's client CPU per op, round by round, from a cold start: V8 optimizes
+ * the raw client's and the lock's code over their first ~2,000 ops (the warm-up the bench's
+ * raw-cycle and uncontended rows get, bench/bench.options.ts); p50s count the rounds after it.
+ * Then the p50 of each phase of an op (bench/socket-phases.ts): the client's JavaScript before,
+ * between and after the two round trips, and the round trips themselves.
  * A diagnostic beside `npm run bench` (bench/README.md "The uncontended row"), not a row of it.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,15 +19,16 @@ import { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor } from './exclusion.monitor';
 import { percentile } from './latency.stats';
 import { EPHEMERAL_SEQUENTIAL, RawZkClient } from './raw-zk.client';
+import { installSocketClock, phaseMedians, PHASES, timePhases } from './socket-phases';
 
 const OPS_PER_BLOCK = 150;
-/** Rounds whose blocks only warm up (not counted). */
-const WARM_ROUNDS = 2;
+/** Rounds whose blocks only warm up (not counted): 3,000 ops of each loop, as in the bench. */
+const WARM_ROUNDS = 20;
 
 async function main(): Promise<void> {
   const connectionString = process.env.ZK_CONNECT;
   if (!connectionString) throw new Error('Set ZK_CONNECT to a ZooKeeper on this machine');
-  const rounds = Number(process.argv[2] ?? 24);
+  const rounds = Number(process.argv[2] ?? 40);
   const root = `/bench-ab-${randomUUID().slice(0, 8)}`;
   const raw = await RawZkClient.connect(connectionString);
   await raw.mkdirp(`${root}/raw`);
@@ -58,23 +64,45 @@ async function main(): Promise<void> {
     ['lock+tick', () => lockOp('/b', tick)],
     ['lock+monitor', () => lockOp('/c', (token) => monitor.critical('/c', token))],
   ];
+  installSocketClock();
   const latencies = new Map<string, number[]>(loops.map(([loop]) => [loop, []]));
+  const phases = new Map<string, number[][]>(loops.map(([loop]) => [loop, []]));
+  const cpuPerOp = new Map<string, number[]>(loops.map(([loop]) => [loop, []]));
   try {
     for (let round = 0; round < rounds; round++) {
       for (let turn = 0; turn < loops.length; turn++) {
         const [loop, op] = loops[(round + turn) % loops.length];
+        const cpu = process.cpuUsage();
         for (let i = 0; i < OPS_PER_BLOCK; i++) {
           const started = process.hrtime.bigint();
-          await op();
+          const phased = await timePhases(op);
           const us = Number(process.hrtime.bigint() - started) / 1e3;
-          if (round >= WARM_ROUNDS) latencies.get(loop)!.push(us);
+          if (round < WARM_ROUNDS) continue;
+          latencies.get(loop)!.push(us);
+          if (phased) phases.get(loop)!.push(phased);
         }
+        const { user, system } = process.cpuUsage(cpu);
+        cpuPerOp.get(loop)!.push((user + system) / OPS_PER_BLOCK);
       }
+    }
+    console.log(
+      `client CPU us per op, round by round (${OPS_PER_BLOCK} ops of each loop a round):`,
+    );
+    for (const [loop, us] of cpuPerOp) {
+      console.log(`${loop.padEnd(13)} ${us.map((n) => n.toFixed(0)).join(' ')}`);
     }
     const base = percentile(latencies.get('raw')!, 50);
     for (const [loop, us] of latencies) {
       const p50 = percentile(us, 50);
       console.log(`${loop.padEnd(13)} p50 ${p50.toFixed(0)} us  ${(p50 / base).toFixed(3)} x raw`);
+    }
+    console.log(`p50 of each phase, us (${PHASES.join(', ')}):`);
+    for (const [loop, ops] of phases) {
+      console.log(
+        `${loop.padEnd(13)} ${phaseMedians(ops)
+          .map((us) => us.toFixed(1).padStart(6))
+          .join(' ')}`,
+      );
     }
   } finally {
     await locks.close();
