@@ -94,7 +94,9 @@ async function main(): Promise<void> {
     const base = percentile(latencies.get('raw')!, 50);
     for (const [loop, us] of latencies) {
       const p50 = percentile(us, 50);
-      console.log(`${loop.padEnd(13)} p50 ${p50.toFixed(0)} us  ${(p50 / base).toFixed(3)} x raw`);
+      const p99 = percentile(us, 99).toFixed(0);
+      const ratio = (p50 / base).toFixed(3);
+      console.log(`${loop.padEnd(13)} p50 ${p50.toFixed(0)} us  ${ratio} x raw   p99 ${p99} us`);
     }
     console.log(`p50 of each phase, us (${PHASES.join(', ')}):`);
     for (const [loop, ops] of phases) {
