@@ -53,22 +53,23 @@ function scenarioName(value: string | undefined): ScenarioName {
 }
 
 const FULL: Record<ScenarioName, ScenarioSize> = {
-  // 3,000 warm-up ops: V8 takes ~2,000 to optimize the raw client's and the lock's code on one
-  // caller (client CPU per op falls from 500-700 to 220-290 us, bench/uncontended.ab.ts prints
-  // the curve); with 300 the lock row was measured half cold (bench/README.md, "The uncontended row").
+  // 3,000 warm-up ops: one caller's client CPU per op falls over its first 1,500-2,000 ops as V8
+  // optimizes the raw client's and the lock's code (450-700 -> 190-290 us; bench/uncontended.ab.ts
+  // prints the curve); with 300 both rows were measured partly cold (bench/README.md, "The
+  // uncontended row").
   'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 3000 },
-  'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
-  'raw-parallel-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
-  'raw-parallel-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  'raw-parallel-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  'raw-parallel-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   'raw-handoff': { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'local-mutex': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   uncontended: { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 3000 },
   'same-key-1p': { callers: 32, opsPerCaller: 500, warmupOpsPerCaller: 5 },
   'same-key-4p': { callers: 8, opsPerCaller: 100, warmupOpsPerCaller: 5 },
-  'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
-  'many-keys-1s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
-  'many-keys-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
-  'many-keys-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 10 },
+  'many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  'many-keys-1s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  'many-keys-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  'many-keys-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   handoff: { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'leader-step-down': { callers: 1, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   // A process per op, killed; each op lasts about a session timeout (--quick: 5).

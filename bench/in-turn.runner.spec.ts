@@ -1,4 +1,4 @@
-import { blocksFor, measureInTurn } from './in-turn.runner';
+import { blocksFor, blocksOf, measureInTurn } from './in-turn.runner';
 import type { ZkRequestCounter } from './zk-requests.counter';
 import type { Workload } from './workload.runner';
 
@@ -114,5 +114,17 @@ describe('measureInTurn', () => {
     expect(blocksFor(2000, 1)).toBe(40);
     expect(blocksFor(200, 1)).toBe(40);
     expect(blocksFor(100, 1)).toBe(20);
+  });
+
+  it('gives a group the fewest blocks any of its rows allows', () => {
+    const row = (callers: number, opsPerCaller: number) => ({
+      scenario: 'raw-cycle' as const,
+      workload: { callers } as Workload,
+      opsPerCaller,
+    });
+    expect(blocksOf([row(1, 2000), row(1, 2000)])).toBe(40);
+    // A one-caller row with a 32-caller row: the 32-caller row's 10.
+    expect(blocksOf([row(1, 2000), row(32, 100)])).toBe(10);
+    expect(blocksOf([row(32, 100), row(32, 10)])).toBe(2);
   });
 });

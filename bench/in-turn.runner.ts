@@ -43,7 +43,7 @@ export function blocksFor(opsPerCaller: number, callers: number): number {
   return Math.max(1, Math.min(callers === 1 ? ONE_CALLER_BLOCKS : BLOCKS, most));
 }
 
-/** The blocks of each row of a group: as many for all, set by its smallest row. */
+/** The blocks of each row of a group: as many for all, the fewest any of its rows allows. */
 export function blocksOf(rows: readonly InTurnRow[]): number {
   return Math.min(...rows.map((row) => blocksFor(row.opsPerCaller, row.workload.callers)));
 }

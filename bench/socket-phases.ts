@@ -6,7 +6,6 @@
  * For bench/uncontended.ab.ts. Tooling only: it wraps net.Socket's write and push in this process.
  */
 import net from 'node:net';
-import { Duplex } from 'node:stream';
 import { percentile } from './latency.stats';
 
 export const PHASES = [
@@ -17,29 +16,37 @@ export const PHASES = [
   'reply->end',
 ];
 
-type SocketEvent = ['write' | 'read', bigint];
+type SocketEvent = { kind: 'write' | 'read'; at: bigint; socket: net.Socket };
 
 let recording: SocketEvent[] | undefined;
+const installed = Symbol('socket-phases clock');
 
-/** Wraps the socket methods once: every write and every chunk read is timed while recording. */
+/** Wraps net.Socket's write and push once: every write and every chunk read is timed while recording. */
 export function installSocketClock(): void {
-  const socket = net.Socket.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  if (socket.__phasesClock) return;
+  const socket = net.Socket.prototype as unknown as Record<string | symbol, unknown>;
+  if (socket[installed]) return;
   const writeGeneric = socket._writeGeneric;
-  socket._writeGeneric = function (this: unknown, ...args: unknown[]) {
-    recording?.push(['write', process.hrtime.bigint()]);
+  const push = socket.push;
+  if (typeof writeGeneric !== 'function' || typeof push !== 'function') {
+    throw new Error(
+      'net.Socket has no _writeGeneric/push on this Node: socket phases cannot be timed',
+    );
+  }
+  socket._writeGeneric = function (this: net.Socket, ...args: unknown[]) {
+    recording?.push({ kind: 'write', at: process.hrtime.bigint(), socket: this });
     return writeGeneric.apply(this, args);
   };
-  socket.push = function (this: Duplex, chunk: unknown, encoding?: unknown) {
-    if (chunk) recording?.push(['read', process.hrtime.bigint()]);
-    return (Duplex.prototype.push as (...args: unknown[]) => boolean).call(this, chunk, encoding);
+  socket.push = function (this: net.Socket, ...args: unknown[]) {
+    if (args[0]) recording?.push({ kind: 'read', at: process.hrtime.bigint(), socket: this });
+    return push.apply(this, args);
   };
-  socket.__phasesClock = () => undefined;
+  socket[installed] = true;
 }
 
 /**
- * Runs `op` and returns its phases in us (PHASES' order), or undefined when its socket traffic
- * was not writes, replies, one write, replies (a ping in between, say).
+ * Runs `op` and returns its phases in us (PHASES' order), or undefined when the traffic of the
+ * socket it wrote first was not writes, replies, one write, replies, or when another socket
+ * wrote or read meanwhile (a ping of another session, say): such ops are left out.
  */
 export async function timePhases(op: () => Promise<void>): Promise<number[] | undefined> {
   const events: SocketEvent[] = (recording = []);
@@ -50,16 +57,19 @@ export async function timePhases(op: () => Promise<void>): Promise<number[] | un
     recording = undefined;
   }
   const ended = process.hrtime.bigint();
-  const times = (kind: SocketEvent[0]) => events.filter((e) => e[0] === kind).map((e) => e[1]);
+  const own = events[0]?.socket;
+  if (!own || events.some((e) => e.socket !== own)) return undefined;
+  const times = (kind: SocketEvent['kind']) =>
+    events.filter((e) => e.kind === kind).map((e) => e.at);
   const writes = times('write');
   const reads = times('read');
-  if (writes.length === 0 || reads.length === 0) return undefined;
+  if (reads.length === 0) return undefined;
   const deletes = writes.filter((t) => t > reads[0]);
   if (deletes.length !== 1) return undefined;
   const [deleted] = deletes;
   const firstReplies = reads.filter((t) => t < deleted);
   const lastReplies = reads.filter((t) => t > deleted);
-  if (firstReplies.length === 0 || lastReplies.length === 0) return undefined;
+  if (lastReplies.length === 0) return undefined;
   const us = (from: bigint, to: bigint) => Number(to - from) / 1e3;
   return [
     us(started, writes[0]),

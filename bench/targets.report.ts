@@ -26,11 +26,13 @@ function rawCycleRate(results: Results): number | undefined {
 }
 
 /**
- * many-keys' client CPU per op before issue #24's changes: the median of 8 runs of
- * `npx ts-node --transpile-only bench/run.ts --only many-keys` on main at `b989b44`
- * (167-224 us; `--quick` runs: 177-241 us), 2026-11-25, load 1.4-2.7 (bench/README.md).
+ * many-keys' client CPU per op before issue #24's sessions and engine changes, warm: the median
+ * of 6 runs of `npx ts-node --transpile-only bench/run.ts --only many-keys` on `b989b44` (its
+ * default, one session) with this bench's warm-up of 100 ops per caller, each run followed by
+ * one of main's (lib unchanged since 594e500: 77-98 us, median 92.5), 2026-11-27, load 1.3-2.5: 115-162 us (bench/README.md). The first
+ * figure, 197 us, was measured with 10 warm-up ops per caller, V8 still optimizing.
  */
-export const MANY_KEYS_CLIENT_CPU_US_BEFORE_24 = 197;
+export const MANY_KEYS_CLIENT_CPU_US_BEFORE_24 = 137;
 
 /** The issues' limits (#11 §2, #24), one place. */
 export const LIMITS = {

@@ -7,11 +7,12 @@
  * - lock+tick: the same with one setImmediate between;
  * - lock+monitor: the same with the bench's monitored critical section (the uncontended row).
  *   ZK_CONNECT=127.0.0.1:2181 npx ts-node --transpile-only bench/uncontended.ab.ts [rounds]
- * First it prints each loop's client CPU per op, round by round, from a cold start: V8 optimizes
- * the raw client's and the lock's code over their first ~2,000 ops (the warm-up the bench's
+ * First it prints each loop's client CPU per op, round by round, from a cold start: it falls
+ * over the first ~2,000 ops of each loop as V8 optimizes the code (the warm-up the bench's
  * raw-cycle and uncontended rows get, bench/bench.options.ts); p50s count the rounds after it.
  * Then the p50 of each phase of an op (bench/socket-phases.ts): the client's JavaScript before,
- * between and after the two round trips, and the round trips themselves.
+ * between and after the two round trips, and the round trips themselves. Every loop's ops are
+ * timed with the socket clock on (its cost falls on all alike).
  * A diagnostic beside `npm run bench` (bench/README.md "The uncontended row"), not a row of it.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   const connectionString = process.env.ZK_CONNECT;
   if (!connectionString) throw new Error('Set ZK_CONNECT to a ZooKeeper on this machine');
   const rounds = Number(process.argv[2] ?? 40);
+  if (!(rounds > WARM_ROUNDS))
+    throw new Error(`rounds must be over the ${WARM_ROUNDS} warm-up rounds`);
   const root = `/bench-ab-${randomUUID().slice(0, 8)}`;
   const raw = await RawZkClient.connect(connectionString);
   await raw.mkdirp(`${root}/raw`);
@@ -98,13 +101,11 @@ async function main(): Promise<void> {
       const ratio = (p50 / base).toFixed(3);
       console.log(`${loop.padEnd(13)} p50 ${p50.toFixed(0)} us  ${ratio} x raw   p99 ${p99} us`);
     }
-    console.log(`p50 of each phase, us (${PHASES.join(', ')}):`);
+    console.log(`p50 of each phase, us (${PHASES.join(', ')}; ops left out):`);
     for (const [loop, ops] of phases) {
-      console.log(
-        `${loop.padEnd(13)} ${phaseMedians(ops)
-          .map((us) => us.toFixed(1).padStart(6))
-          .join(' ')}`,
-      );
+      const medians = phaseMedians(ops).map((us) => us.toFixed(1).padStart(6));
+      const leftOut = latencies.get(loop)!.length - ops.length;
+      console.log(`${loop.padEnd(13)} ${medians.join(' ')}  (${leftOut} left out)`);
     }
   } finally {
     await locks.close();

@@ -117,9 +117,9 @@ public class CuratorBench {
     client.start();
     client.blockUntilConnected();
 
-    // uncontended: 1 caller, one path (ours: 2000 ops, 300 warm-up)
+    // uncontended: 1 caller, one path (ours: 2000 ops, 3000 warm-up)
     InterProcessMutex solo = new InterProcessMutex(client, root + "/uncontended");
-    run("uncontended", 1, Math.max(5, 2000 / div), Math.max(2, 300 / div),
+    run("uncontended", 1, Math.max(5, 2000 / div), Math.max(2, 3000 / div),
         (c, n) -> held(solo, root + "/uncontended", true, 1));
 
     // same-key-1p: 32 callers on one path, a mutex object each (ours: 500 ops each)
@@ -131,7 +131,7 @@ public class CuratorBench {
     // many-keys: 32 callers, a path each (ours: 100 ops each)
     InterProcessMutex[] many = new InterProcessMutex[32];
     for (int i = 0; i < 32; i++) many[i] = new InterProcessMutex(client, root + "/many-keys/k" + i);
-    run("many-keys", 32, Math.max(5, 100 / div), Math.max(2, 10 / div),
+    run("many-keys", 32, Math.max(5, 100 / div), Math.max(2, 100 / div),
         (c, n) -> held(many[c], root + "/many-keys/k" + c, true, 1));
 
     // rw-read-heavy: 1 op in 10 writes (ours: 200 ops each)

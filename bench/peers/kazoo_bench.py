@@ -96,13 +96,13 @@ def main():
     zk.start()
     try:
         solo = zk.Lock(root + "/uncontended")
-        run("uncontended", 1, size(2000), max(2, 300 // div),
+        run("uncontended", 1, size(2000), max(2, 3000 // div),
             lambda c, n: held(solo, root + "/uncontended", True, 1))
         same = [zk.Lock(root + "/same-key-1p") for _ in range(32)]
         run("same-key-1p", 32, size(500), 2,
             lambda c, n: held(same[c], root + "/same-key-1p", True, 1))
         many = [zk.Lock("%s/many-keys/k%d" % (root, i)) for i in range(32)]
-        run("many-keys", 32, size(100), max(2, 10 // div),
+        run("many-keys", 32, size(100), max(2, 100 // div),
             lambda c, n: held(many[c], "%s/many-keys/k%d" % (root, c), True, 1))
         readers = [zk.ReadLock(root + "/rw-read-heavy") for _ in range(32)]
         writers = [zk.WriteLock(root + "/rw-read-heavy") for _ in range(32)]
