@@ -58,6 +58,8 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   // prints the curve); with 300 both rows were measured partly cold (bench/README.md, "The
   // uncontended row").
   'raw-cycle': { callers: 1, opsPerCaller: 2000, warmupOpsPerCaller: 3000 },
+  // 100 warm-up ops per caller for the 32-caller rows (as the peers get): with 10, a row run
+  // alone (--only many-keys) was measured while V8 still optimized (145-193 against 57-76 us).
   'raw-parallel': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   'raw-parallel-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   'raw-parallel-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },

@@ -14,11 +14,18 @@ import type { ScenarioSize } from './bench.options';
 /** Node data of about the size the lock writes (host and pid). */
 const NODE_DATA = Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid }));
 
-async function cycle(client: RawZkClient, parent: string, prefix: string): Promise<void> {
+/** One cycle under `parent`; `between` runs after the listing, before the delete (the A/B's tick). */
+export async function cycle(
+  client: RawZkClient,
+  parent: string,
+  prefix: string,
+  between?: () => Promise<void>,
+): Promise<void> {
   const [created] = await Promise.all([
     client.create(`${parent}/${prefix}`, NODE_DATA, EPHEMERAL_SEQUENTIAL),
     client.getChildren(parent),
   ]);
+  await between?.();
   await client.remove(created);
 }
 

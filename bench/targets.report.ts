@@ -28,9 +28,10 @@ function rawCycleRate(results: Results): number | undefined {
 /**
  * many-keys' client CPU per op before issue #24's sessions and engine changes, warm: the median
  * of 6 runs of `npx ts-node --transpile-only bench/run.ts --only many-keys` on `b989b44` (its
- * default, one session) with this bench's warm-up of 100 ops per caller, each run followed by
- * one of main's (lib unchanged since 594e500: 77-98 us, median 92.5), 2026-11-27, load 1.3-2.5: 115-162 us (bench/README.md). The first
- * figure, 197 us, was measured with 10 warm-up ops per caller, V8 still optimizing.
+ * default, one session) with this bench's warm-up of 100 ops per caller, 2026-11-27, load
+ * 1.3-2.5: 115-162 us. Each run was followed by one of main's (lib unchanged since 594e500):
+ * 77-98 us, median 92.5 (bench/README.md). The first figure, 197 us, was measured with 10
+ * warm-up ops per caller, V8 still optimizing.
  */
 export const MANY_KEYS_CLIENT_CPU_US_BEFORE_24 = 137;
 

@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { ZkLockClient } from '../lib/core';
 import { ExclusionMonitor } from './exclusion.monitor';
 import { percentile } from './latency.stats';
-import { EPHEMERAL_SEQUENTIAL, RawZkClient } from './raw-zk.client';
+import { cycle } from './raw-baselines.scenario';
+import { RawZkClient } from './raw-zk.client';
 import { installSocketClock, phaseMedians, PHASES, timePhases } from './socket-phases';
 
 const OPS_PER_BLOCK = 150;
@@ -40,18 +41,10 @@ async function main(): Promise<void> {
     namespace: `${root}/locks`,
     sessionTimeoutMs: 10_000,
   });
-  const data = Buffer.from(JSON.stringify({ host: 'ab', pid: process.pid }));
-  const name = `${root}/raw/_c_${randomUUID()}-lock-`;
+  const prefix = `_c_${randomUUID()}-lock-`;
   const monitor = new ExclusionMonitor();
   const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const rawCycle = async (between?: () => Promise<void>) => {
-    const [created] = await Promise.all([
-      raw.create(name, data, EPHEMERAL_SEQUENTIAL),
-      raw.getChildren(`${root}/raw`),
-    ]);
-    await between?.();
-    await raw.remove(created);
-  };
+  const rawCycle = (between?: () => Promise<void>) => cycle(raw, `${root}/raw`, prefix, between);
   const lockOp = async (path: string, between?: (token: bigint) => Promise<void>) => {
     const lock = await locks.acquire(path);
     try {
