@@ -17,7 +17,7 @@ import { exited, nextMessage, spawnFixture } from './support/agents';
 import { useCoreFixture } from './support/core-fixture';
 import { maxConcurrency } from './support/critical-log';
 import { runWorkers, scratchDir } from './support/workers';
-import { eventually } from './support/zk-admin';
+import { eventually, settlesWithin } from './support/zk-admin';
 
 describe('semaphore', () => {
   const zk = useCoreFixture('semaphore', { parentCleanupDelayMs: 100 });
@@ -61,8 +61,13 @@ describe('semaphore', () => {
 
   it('a timeout or an abort leaves no lease node and frees the acquirers mutex', async () => {
     const semaphore = zk.locks.semaphore(p('timeout'), { maxLeases: 1 });
-    const held = await semaphore.acquire();
-    const timedOut = await semaphore.acquire({ waitTimeoutMs: 500 }).catch((e: unknown) => e);
+    // Each step named: once, in a full run beside two busy loops, this test hung until its 120 s
+    // timeout (see #24's note); a hang now fails naming the step.
+    const held = await settlesWithin('the first acquire', semaphore.acquire());
+    const timedOut = await settlesWithin(
+      'the acquire that times out after 500 ms',
+      semaphore.acquire({ waitTimeoutMs: 500 }).catch((e: unknown) => e),
+    );
     expect(timedOut).toBeInstanceOf(LockTimeoutError);
     expect(timedOut).toMatchObject({ path: p('timeout'), waitTimeoutMs: 500 });
     const controller = new AbortController();
@@ -71,13 +76,15 @@ describe('semaphore', () => {
       return (await zk.admin.children(`${p('timeout')}/leases`)).length === 2;
     });
     controller.abort(new Error('stop'));
-    await expect(aborted).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(settlesWithin('the aborted acquire', aborted)).rejects.toBeInstanceOf(
+      LockAbortedError,
+    );
     await eventually('only the holder is left', async () => {
       const leases = await zk.admin.children(`${p('timeout')}/leases`);
       const locks = await zk.admin.children(`${p('timeout')}/locks`);
       return leases.length === 1 && locks.length === 0;
     });
-    await held.release();
+    await settlesWithin('the release', held.release());
   });
 
   it('bad input fails before anything is sent to ZooKeeper', async () => {

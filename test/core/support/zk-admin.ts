@@ -220,6 +220,29 @@ export class ZkAdmin {
 }
 
 /** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
+/**
+ * `promise`, or a failure naming `what` when it has not settled within `timeoutMs`: a step that
+ * hangs fails by its name instead of by the test's timeout.
+ */
+export async function settlesWithin<T>(
+  what: string,
+  promise: Promise<T>,
+  timeoutMs = scaled(30_000),
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Not settled after ${timeoutMs} ms: ${what}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function eventually(
   what: string,
   check: () => Promise<boolean> | boolean,
