@@ -5,6 +5,9 @@ import { fenceText } from './fence-column';
 import { FencingToken } from './inventory.store';
 import { SqlInventoryStore, SqlResult, WriteStep } from './sql-inventory.store';
 
+/** How long a statement waits for another process's lock on the file. */
+const BUSY_TIMEOUT_MS = 5000;
+
 /** Fences are fixed-width decimal text (fence-column.ts): text order is token order. */
 const FENCE_COLUMN = `fence TEXT NOT NULL DEFAULT '${fenceText(0n)}'
   CHECK (length(fence) = ${fenceText(0n).length} AND fence NOT GLOB '*[^0-9]*')`;
@@ -37,11 +40,11 @@ export class SqliteInventoryStore extends SqlInventoryStore {
   constructor(readonly file: string) {
     super();
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file, { timeout: 5000 });
+    this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   }
 
   async migrate(): Promise<void> {
-    this.db.pragma('journal_mode = WAL');
+    await this.useWal();
     this.db.pragma('synchronous = NORMAL');
     this.db
       .transaction(() => {
@@ -49,6 +52,32 @@ export class SqliteInventoryStore extends SqlInventoryStore {
         this.refuseOldSchema();
       })
       .immediate();
+  }
+
+  /**
+   * Switching a file to WAL takes its exclusive lock, and SQLite does not run the busy handler
+   * for it: instances starting together on a new file would get SQLITE_BUSY at once. WAL is a
+   * property of the file, so read the mode first (after the first start there is nothing to do),
+   * and retry the switch, with pauses, within the same budget as any other busy wait.
+   */
+  private async useWal(): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 5; ; pause = Math.min(2 * pause, 100)) {
+      try {
+        if (this.db.pragma('journal_mode', { simple: true }) === 'wal') return;
+        if (this.db.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `SQLite file "${this.file}" stayed locked for ${BUSY_TIMEOUT_MS} ms while switching ` +
+            'it to WAL mode: another process holds it in a long transaction. Stop that process and ' +
+            'start this one again.',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   async close(): Promise<void> {

@@ -12,7 +12,12 @@ const live = new Set<ChildProcess>();
 
 /** Starts `fixtures/<name>.ts` in a new Node process with an IPC channel. */
 export function spawnFixture(name: string, env: Record<string, string>): ChildProcess {
-  const child = fork(join(FIXTURES, `${name}.ts`), [], {
+  return spawnScript(join(FIXTURES, `${name}.ts`), env);
+}
+
+/** Starts any TypeScript file of the repo in a new Node process with an IPC channel. */
+export function spawnScript(file: string, env: Record<string, string>): ChildProcess {
+  const child = fork(file, [], {
     execArgv: ['-r', require.resolve('ts-node/register/transpile-only')],
     env: {
       ...process.env,
