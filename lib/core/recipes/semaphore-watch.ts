@@ -86,6 +86,10 @@ export function waitForChange(
   closed: AbortSignal,
   held: number,
 ): Promise<void> {
+  // An abort or close() that came while the leases were created or listed has fired its event
+  // already: a listener added now would never hear it.
+  if (w.signal?.aborted) return Promise.reject(new LockAbortedError(w.path, w.signal.reason));
+  if (closed.aborted) return Promise.reject(new ClientClosedError(w.path));
   return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const cleanup = (): void => {

@@ -17,6 +17,11 @@ interface RawClient {
   close(): void;
   once(event: 'connected', listener: () => void): void;
   getChildren(path: string, cb: (err: RawError | null, children: string[]) => void): void;
+  getChildren(
+    path: string,
+    watcher: () => void,
+    cb: (err: RawError | null, children: string[]) => void,
+  ): void;
   exists(path: string, cb: (err: RawError | null, stat: RawStat | null) => void): void;
   remove(path: string, version: number, cb: (err: RawError | null) => void): void;
   mkdirp(path: string, cb: (err: RawError | null) => void): void;
@@ -98,6 +103,22 @@ export class ZkAdmin {
         else if (err) reject(err);
         else resolve(children);
       }),
+    );
+  }
+
+  /**
+   * Arms a child watch on `path` (which must exist); resolves once it is armed with `changed`,
+   * which settles when a child of `path` is next created or deleted.
+   */
+  watchChildren(path: string): Promise<{ changed: Promise<void> }> {
+    let fire!: () => void;
+    const changed = new Promise<void>((resolve) => (fire = resolve));
+    return new Promise((resolve, reject) =>
+      this.client.getChildren(
+        path,
+        () => fire(),
+        (err) => (err ? reject(err) : resolve({ changed })),
+      ),
     );
   }
 
@@ -219,7 +240,6 @@ export class ZkAdmin {
   }
 }
 
-/** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
 /**
  * `promise`, or a failure naming `what` when it has not settled within `timeoutMs`: a step that
  * hangs fails by its name instead of by the test's timeout.
@@ -243,6 +263,7 @@ export async function settlesWithin<T>(
   }
 }
 
+/** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
 export async function eventually(
   what: string,
   check: () => Promise<boolean> | boolean,
