@@ -61,8 +61,9 @@ describe('semaphore', () => {
 
   it('a timeout or an abort leaves no lease node and frees the acquirers mutex', async () => {
     const semaphore = zk.locks.semaphore(p('timeout'), { maxLeases: 1 });
-    // Each step named: once, in a full run beside two busy loops, this test hung until its 120 s
-    // timeout (see #24's note); a hang now fails naming the step.
+    // Each step named, so that a hang fails naming its step: once, in a full run beside two busy
+    // loops, this test hung until its 120 s timeout (most likely the abort below landing before
+    // the waiter listened for it; the next test pins that window down).
     const held = await settlesWithin('the first acquire', semaphore.acquire());
     const timedOut = await settlesWithin(
       'the acquire that times out after 500 ms',
