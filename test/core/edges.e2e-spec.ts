@@ -3,8 +3,14 @@
  * once; a wait longer than a Node timer can hold is refused; close() with ZooKeeper down ends
  * within the documented bound; a withLock callback never starts after close() released its lock.
  */
-import { ClientClosedError, InvalidLockOptionsError, LockTimeoutError } from '../../lib';
+import {
+  ClientClosedError,
+  InvalidLockOptionsError,
+  LockAbortedError,
+  LockTimeoutError,
+} from '../../lib';
 import { useOwnServer } from './support/own-server';
+import { settlesWithin } from './support/zk-admin';
 
 const SESSION_MS = 3000;
 const REQUEST_MS = 1000;
@@ -27,6 +33,22 @@ describe('edges (issue #12 finding 10)', () => {
     await lock.release();
     const again = await other.acquire(path, { waitTimeoutMs: 0 });
     await again.release();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('waitTimeoutMs: 0 with a signal already aborted takes nothing: LockAbortedError', async () => {
+    // A multi-path lock or a semaphore asks for its next step with the time left, 0 once the
+    // deadline has passed: an abort that landed meanwhile must still win over the try-once.
+    const locks = await zk.connect();
+    const path = `${zk.root}/zero-aborted`;
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(
+      locks.acquire(path, { waitTimeoutMs: 0, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(
+      locks.acquireAll([`${path}-a`, `${path}-b`], { waitTimeoutMs: 0, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(LockAbortedError);
     expect(await zk.admin.children(path)).toEqual([]);
   });
 
@@ -61,6 +83,27 @@ describe('edges (issue #12 finding 10)', () => {
     } finally {
       await zk.server.members[0].restart();
     }
+  });
+
+  it("a lock asked for from a 'lost' listener while close() runs fails with ClientClosedError", async () => {
+    // close() tells its waiters first and its holders after: a holder's listener that asked
+    // again (to take the lock back) once queued behind another process's lock for good.
+    const locks = await zk.connect();
+    const other = await zk.connect();
+    const path = `${zk.root}/lost-listener`;
+    const theirs = await other.acquire(`${path}-b`);
+    const mine = await locks.acquire(`${path}-a`);
+    let asked: Promise<unknown> | undefined;
+    mine.signal.addEventListener('abort', () => {
+      asked = locks.acquire(`${path}-b`).catch((e: unknown) => e);
+    });
+    await settlesWithin('close()', locks.close());
+    expect(asked).toBeDefined();
+    expect(await settlesWithin("the acquire from the 'lost' listener", asked!)).toBeInstanceOf(
+      ClientClosedError,
+    );
+    await theirs.release();
+    expect(await zk.admin.children(`${path}-b`)).toEqual([]);
   });
 
   it('a withLock callback never starts after close() released its lock', async () => {

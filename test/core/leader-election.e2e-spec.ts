@@ -16,7 +16,7 @@ import {
 } from '../../lib';
 import { trackOwnResources } from '../support/own-resources';
 import { useCoreFixture } from './support/core-fixture';
-import { eventually, zkConnectFromEnv } from './support/zk-admin';
+import { eventually, settlesWithin, zkConnectFromEnv } from './support/zk-admin';
 
 const LATCH_NODE = /^_c_[0-9a-f-]{36}-latch-\d{10}$/;
 
@@ -165,6 +165,32 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     await waiting.whenLeader();
     await waiting.close();
     await expect(waiting.start()).rejects.toBeInstanceOf(ElectionClosedError);
+  });
+
+  it('close() ends a whenLeader() called in the same tick, or from its own notLeader listener', async () => {
+    // Both waits begin after close() has told its waiters: they once waited for good.
+    const path = `${zk.root}/close-race`;
+    const [a, b] = await Promise.all([connect(), connect()]);
+    const leader = a.election(path, { participantId: 'a' });
+    await leader.whenLeader();
+    const waiting = b.election(path, { participantId: 'b' });
+    await waiting.start();
+    const sameTick = waiting.whenLeader();
+    const closing = waiting.close();
+    await expect(
+      settlesWithin('whenLeader() called just before close()', sameTick),
+    ).rejects.toBeInstanceOf(ElectionClosedError);
+    await closing;
+
+    let again: Promise<unknown> | undefined;
+    leader.on('notLeader', (end: LeadershipEnd) => {
+      if (end.reason === 'closed') again = leader.whenLeader().catch((e: unknown) => e);
+    });
+    await leader.close();
+    expect(again).toBeDefined();
+    expect(
+      await settlesWithin("whenLeader() from the leader's notLeader listener", again!),
+    ).toBeInstanceOf(ElectionClosedError);
   });
 
   it('fails early, naming the path, for a bad path or participant id', () => {

@@ -88,28 +88,34 @@ describe('semaphore', () => {
     await settlesWithin('the release', held.release());
   });
 
-  it('an abort that lands while the lease node is being created still ends the acquire', async () => {
-    // The waiter's lease node appears before it starts waiting for room (it still lists the
-    // leases and checks the limit): an abort in that window once went unseen, and the acquire
-    // waited until the leases changed. The child watch fires as the node is created.
-    const semaphore = zk.locks.semaphore(p('abort-race'), { maxLeases: 1 });
-    const held = await settlesWithin('the holder acquires', semaphore.acquire());
-    const leases = `${p('abort-race')}/leases`;
-    for (let round = 0; round < 5; round++) {
-      const { changed } = await zk.admin.watchChildren(leases);
-      const controller = new AbortController();
-      const waiting = semaphore.acquire({ signal: controller.signal });
-      await settlesWithin("the waiter's lease node is created", changed);
-      controller.abort(new Error('stop'));
-      await expect(
-        settlesWithin(`round ${round}: the acquire aborted as its node appeared`, waiting),
-      ).rejects.toBeInstanceOf(LockAbortedError);
-      await eventually('only the holder is left', async () => {
-        return (await zk.admin.children(leases)).length === 1;
-      });
-    }
-    await held.release();
-  });
+  it.each([
+    ['waits for room', 1],
+    ['has room', 2],
+  ])(
+    'an abort that lands while the lease node is being created ends the acquire (it %s)',
+    async (_, maxLeases) => {
+      // The lease node appears before the acquire waits for room or is granted (it still lists the
+      // leases and checks the limit). An abort in that window once went unseen: the acquire waited
+      // until the leases changed, or was granted. The child watch fires as the node is created.
+      const semaphore = zk.locks.semaphore(p(`abort-race-${maxLeases}`), { maxLeases });
+      const held = await settlesWithin('the holder acquires', semaphore.acquire());
+      const leases = `${p(`abort-race-${maxLeases}`)}/leases`;
+      for (let round = 0; round < 5; round++) {
+        const { changed } = await zk.admin.watchChildren(leases);
+        const controller = new AbortController();
+        const waiting = semaphore.acquire({ signal: controller.signal });
+        await settlesWithin("the waiter's lease node is created", changed);
+        controller.abort(new Error('stop'));
+        await expect(
+          settlesWithin(`round ${round}: the acquire aborted as its node appeared`, waiting),
+        ).rejects.toBeInstanceOf(LockAbortedError);
+        await eventually('only the holder is left', async () => {
+          return (await zk.admin.children(leases)).length === 1;
+        });
+      }
+      await held.release();
+    },
+  );
 
   it('bad input fails before anything is sent to ZooKeeper', async () => {
     expect(() => zk.locks.semaphore(p('bad'), { maxLeases: 0 })).toThrow(InvalidLockOptionsError);

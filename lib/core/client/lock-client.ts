@@ -53,6 +53,11 @@ export class ZkLockClient extends EventEmitter {
   private readonly elections: ElectionRegistry;
   /** The same parts, for their wiring to the sessions and the shutdown (client-lifecycle.ts). */
   private readonly parts: ClientParts;
+  /**
+   * Set the moment close() is called: whatever is asked for from then on, also from a listener
+   * that close() itself runs (a lock's 'lost'), fails with ClientClosedError.
+   */
+  private closed = false;
   private closing?: Promise<void>;
 
   private constructor(
@@ -247,7 +252,7 @@ export class ZkLockClient extends EventEmitter {
    */
   election(path: string, options: ElectionOptions = {}): LeaderLatch {
     const lockPath = applyNamespace(this.options.namespace, path);
-    if (this.closing) throw new ClientClosedError(path, 'lead');
+    if (this.closed) throw new ClientClosedError(path, 'lead');
     return this.elections.open(path, lockPath, options);
   }
 
@@ -289,6 +294,7 @@ export class ZkLockClient extends EventEmitter {
 
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
   close(): Promise<void> {
+    this.closed = true;
     this.closing ??= shutdown(
       this,
       this.parts,
@@ -331,7 +337,7 @@ export class ZkLockClient extends EventEmitter {
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
-    if (this.closing) throw new ClientClosedError(path, 'inspect');
+    if (this.closed) throw new ClientClosedError(path, 'inspect');
     const connection = this.pool.connectionOf(applyNamespace(this.options.namespace, path));
     return read(await connection.ready()).catch((err: unknown) => {
       throw documentedError(err, path, connection);
@@ -348,7 +354,7 @@ export class ZkLockClient extends EventEmitter {
     const scope = new OwnerScope(this.owners.getStore(), held);
     try {
       // close() (or a loss) may have ended the hold between the grant and this turn.
-      if (this.closing) throw new ClientClosedError(locks[0].path);
+      if (this.closed) throw new ClientClosedError(locks[0].path);
       const lost = locks.find((l) => l.state === 'lost');
       if (lost) throw lost.signal.reason;
       return await this.owners.run(scope, () => fn(owner));
@@ -374,7 +380,7 @@ export class ZkLockClient extends EventEmitter {
       if (!valid) full = applyNamespace(namespace, path);
       else full = namespace ? withNamespace(namespace, path) : path;
       if (request !== 'try') checkWaitTimeout(path, request);
-      if (this.closing) throw new ClientClosedError(path);
+      if (this.closed) throw new ClientClosedError(path);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -111,13 +111,15 @@ export class WaiterQueue {
    */
   acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
     const { waitTimeoutMs, signal } = options;
+    // Before the try-once below too: a caller whose deadline ran out while its abort landed
+    // (a multi-path lock or a semaphore between steps) is told it was aborted, and takes nothing.
+    if (signal?.aborted) {
+      return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
+    }
     if (waitTimeoutMs === 0) {
       return this.tryAcquire().then(
         (lock) => lock ?? Promise.reject(new LockTimeoutError(this.displayPath, 0, 1)),
       );
-    }
-    if (signal?.aborted) {
-      return Promise.reject(new LockAbortedError(this.displayPath, signal.reason));
     }
     return new Promise<HeldLock>((resolve, reject) => {
       this.waiters.push(waitingCaller(resolve, reject, options, this.waitEnds));

@@ -66,6 +66,8 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private everJoined = false;
   /** Whether the failure to join again was told ('notLeader'), once until we are back in line. */
   private toldOutOfLine = false;
+  /** Set the moment close() is called, before leave() tells waiters and listeners. */
+  private closed = false;
   private closing?: Promise<void>;
 
   /** @internal made by ZkLockClient.election() */
@@ -102,7 +104,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   /** Joins: creates our `latch-` node; resolves once it has its place in line. */
   start(): Promise<void> {
-    if (this.closing) return Promise.reject(this.closedError('start'));
+    if (this.closed) return Promise.reject(this.closedError('start'));
     this.starting ??= this.firstJoin();
     return this.starting;
   }
@@ -115,6 +117,8 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   async whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
     checkWaitTimeout(this.path, options);
     await this.start();
+    // close() may have come meanwhile (or from a 'notLeader' listener): its waiters are told.
+    if (this.closed) throw this.closedError('wait');
     const { waitTimeoutMs, signal } = options;
     if (this.leadership) return this.leadership;
     if (signal?.aborted) throw new LockAbortedError(this.path, signal.reason);
@@ -152,14 +156,15 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
    */
   async stepDown(): Promise<void> {
     const lock = this.held;
-    if (!lock || this.closing) return;
+    if (!lock || this.closed) return;
     this.endLeadership(lock, 'stepped-down', 'leadership was given up by stepDown()');
     await lock.end();
-    if (!this.closing) await this.join();
+    if (!this.closed) await this.join();
   }
 
   /** Leaves: the signal aborts, our node is deleted, so the next participant leads at once. */
   close(): Promise<void> {
+    this.closed = true;
     this.closing ??= this.leave();
     return this.closing;
   }
@@ -171,7 +176,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   /** Every participant, Java or Node, in line order, with its id. */
   async getParticipants(): Promise<Participant[]> {
-    if (this.closing) throw this.closedError('read the participants');
+    if (this.closed) throw this.closedError('read the participants');
     const connection = this.host.connection;
     const session = await connection.ready();
     return readParticipants(session, this.lockPath).catch((err: unknown) => {
@@ -238,7 +243,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   private granted(lock: HeldLock, wait: AbortController): void {
     if (this.wait === wait) this.wait = undefined;
-    if (this.closing) return void lock.end();
+    if (this.closed) return void lock.end();
     this.held = lock;
     this.backInLine();
     this.current = {
@@ -257,7 +262,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   private notGranted(err: Error, wait: AbortController): void {
     if (this.wait === wait) this.wait = undefined;
-    if (this.closing || wait.signal.aborted) return;
+    if (this.closed || wait.signal.aborted) return;
     const joining = this.joining;
     this.joining = undefined;
     joining?.reject(err); // start() or stepDown() fails with it
@@ -274,7 +279,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     clearTimeout(this.rejoinTimer);
     this.rejoinTimer = setTimeout(() => {
       this.rejoinTimer = undefined;
-      if (!this.closing) this.join().catch(() => undefined); // a failure schedules the next try
+      if (!this.closed) this.join().catch(() => undefined); // a failure schedules the next try
     }, delay);
   }
 
@@ -293,7 +298,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     this.current = null;
     this.emit('notLeader', { reason: 'lost', error });
     void lock.end().then(() => {
-      if (!this.closing) return this.join().catch(() => undefined);
+      if (!this.closed) return this.join().catch(() => undefined);
     });
   }
 

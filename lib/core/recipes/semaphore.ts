@@ -250,9 +250,12 @@ export class SemaphoreRecipe {
       this.removeAll(w.leasesPath, nodes);
       throw err;
     }
-    if (closed.aborted) {
+    // As a lock's waiter: an abort or close() that landed during the last requests takes no lease.
+    if (closed.aborted || w.signal?.aborted) {
       this.removeAll(w.leasesPath, nodes);
-      throw new ClientClosedError(w.path);
+      throw closed.aborted
+        ? new ClientClosedError(w.path)
+        : new LockAbortedError(w.path, w.signal!.reason);
     }
     const lease = new HeldLease(w.path, session, nodes, (l) => this.leaseEnded(l, w.leasesPath));
     this.leases.add(lease);
