@@ -62,21 +62,31 @@ export class SqliteInventoryStore extends SqlInventoryStore {
    */
   private async useWal(): Promise<void> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    let mode: unknown;
+    let busy: unknown;
     for (let pause = 5; ; pause = Math.min(2 * pause, 100)) {
       try {
-        if (this.db.pragma('journal_mode', { simple: true }) === 'wal') return;
-        if (this.db.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
+        mode = this.db.pragma('journal_mode', { simple: true });
+        if (mode === 'wal') return;
+        mode = this.db.pragma('journal_mode = WAL', { simple: true });
+        if (mode === 'wal') return;
       } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+        // better-sqlite3 reports extended codes: SQLITE_BUSY, SQLITE_BUSY_RECOVERY, ...
+        if (!String((err as { code?: string }).code).startsWith('SQLITE_BUSY')) throw err;
+        busy = err;
       }
       if (Date.now() >= deadline) {
+        const last = busy ? `; last error: ${String(busy)}` : '';
         throw new Error(
-          `SQLite file "${this.file}" stayed locked for ${BUSY_TIMEOUT_MS} ms while switching ` +
-            'it to WAL mode: another process holds it in a long transaction. Stop that process and ' +
-            'start this one again.',
+          `SQLite file "${this.file}" could not be switched to WAL mode within ` +
+            `${BUSY_TIMEOUT_MS} ms (journal mode "${String(mode)}"${last}): ` +
+            'another process may hold it in a long transaction (stop it and start this one ' +
+            'again), or the file system does not support WAL (use a local disk).',
+          { cause: busy },
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      // Jitter, so that instances started together do not retry in step.
+      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
     }
   }
 
