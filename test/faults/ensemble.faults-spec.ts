@@ -272,10 +272,13 @@ describe('a 3-node ensemble under faults, 4 contender processes', () => {
       4_000,
       'reconnected',
     );
-    // Told its ownership was unknown while no member could serve, then held again.
+    // Told its ownership was unknown while no member could serve, then held again before it
+    // wrote. After the write the settling ensemble may drop the client once more (seen in CI:
+    // uncertain, reconnected, uncertain): that is not a loss, so only the write's view is exact.
     const events = held.events as string[];
-    expect(events[0]).toBe('uncertain');
-    expect(events[events.length - 1]).toBe('reconnected');
+    const atWrite = held.eventsAtWrite as string[];
+    expect(atWrite[0]).toBe('uncertain');
+    expect(atWrite[atWrite.length - 1]).toBe('reconnected');
     expect(events).not.toContain('lost');
     expect(held.result).toBe('ok');
     expect(held.signalAborted).toBe(false);
