@@ -3,15 +3,9 @@ import type { Listing, ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isNoNode, isNodeExists } from '../zookeeper/zk-errors';
 import { deleteWithRetry } from '../recipes/guaranteed-delete';
 import { ensureLockPath } from '../recipes/lock-path';
-import type { ProtectedNode } from '../recipes/protected-node';
+import { DOUBTS_AFTER_WAIT, type ProtectedNode } from '../recipes/protected-node';
 import { waitForSequenceReset } from '../recipes/sequence-wrap';
 import type { Place } from './grant-policy';
-
-/**
- * How many more answers in doubt recovery takes once nobody waits for the node any more (the
- * caller gave up, or close() ended the wait): then it stops (see keepRecovering).
- */
-const DOUBTS_AFTER_WAIT = 2;
 
 /** What Contender.enter() does after one create: create again (after a reply in doubt), or nothing. */
 export type Next = 'create' | 'create-after-doubt' | 'done';
@@ -94,12 +88,9 @@ export class CreateFailures {
 
   /**
    * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
-   * a caller waits for this node. Once nobody does, DOUBTS_AFTER_WAIT more: enough for a
-   * reconnect after a lost reply (the usual case), while a path whose every request makes the
-   * server drop the connection (longer than its jute.maxbuffer) no longer reconnects forever,
-   * and close() can finish (issue #19 §3). A node it could not find then (if the server created
-   * one at all) is ours: it goes with the session at the latest (docs/design.md "The mutex
-   * recipe").
+   * a caller waits for this node; once nobody does, DOUBTS_AFTER_WAIT more (protected-node.ts
+   * says why). A node it could not find then (if the server created one at all) is ours: it goes
+   * with the session at the latest (docs/design.md "The mutex recipe").
    */
   private keepRecovering(): boolean {
     return !this.contender.isGone() || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;

@@ -15,6 +15,22 @@ export function ownNodes(children: readonly string[], uuid: string): string[] {
 
 /**
  * @internal
+ * How many more answers in doubt recovery takes once nobody waits for the node any more (the
+ * caller gave up, or close() ended the wait): then it stops. Enough for a reconnect after a lost
+ * reply (the usual case), while a path whose every request makes the server drop the connection
+ * (longer than its jute.maxbuffer) no longer reconnects forever, and close() can finish (issue
+ * #19 §3). A node not found then (if the server created one at all) goes with the session.
+ */
+export const DOUBTS_AFTER_WAIT = 2;
+
+/** @internal How a create in doubt is recovered: see ProtectedNode.recover. */
+export interface Recovery {
+  keepGoing?: () => boolean;
+  waiting?: <T>(step: Promise<T>) => Promise<T>;
+}
+
+/**
+ * @internal
  * One EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>`, as Curator's withProtection()
  * (docs/design.md "The mutex recipe"): the uuid finds it again after a create whose reply was
  * lost. Then any node with our uuid is ours: one of the current session is adopted, every other
@@ -74,9 +90,10 @@ export class ProtectedNode {
 
   /**
    * Creates the node (again, if it was deleted under us) in `session`, with `dirData` as the data
-   * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply.
+   * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply (see
+   * recover for `recovery`). No name afterwards: recovery gave up, and no node was found.
    */
-  async create(session: ZkSession, dirData?: Buffer): Promise<void> {
+  async create(session: ZkSession, dirData?: Buffer, recovery?: Recovery): Promise<void> {
     this.forget();
     for (;;) {
       try {
@@ -87,7 +104,8 @@ export class ProtectedNode {
           continue;
         }
         if (!isInDoubt(err)) throw err;
-        if ((await this.recover(session)) !== 'not-found') return;
+        const found = await this.recover(session, recovery?.keepGoing, recovery?.waiting);
+        if (found !== 'not-found') return;
       }
     }
   }
@@ -99,13 +117,15 @@ export class ProtectedNode {
    * `keepGoing()` said stop. Looks again while its own requests are in doubt: giving up would
    * leave a node the server may still create, and it would hold the lock for as long as the
    * session lives (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE if it is lost.
+   * `waiting` is told of each wait for the connection (it may end its caller's wait meanwhile).
    */
   async recover(
     session: ZkSession,
     keepGoing: () => boolean = () => true,
+    waiting: <T>(step: Promise<T>) => Promise<T> = (step) => step,
   ): Promise<Listing | 'not-found' | 'gave-up'> {
     for (;;) {
-      if (!(await session.whenUsable())) {
+      if (!(await waiting(session.whenUsable()))) {
         throw new ZkRequestError(
           ZkCode.SESSION_GONE,
           'create',

@@ -79,14 +79,15 @@ export class SemaphoreLimits {
   /**
    * Holding the acquirers' mutex, after the first listing that shows our first lease node:
    * LockModeError when other leases stand behind another recorded limit; otherwise ours is (or
-   * is now) recorded. `sessionEnded` is thrown when a request in doubt cannot be asked again.
+   * is now) recorded. A read in doubt is asked again once `untilUsable()` resolved (it throws
+   * when the session is gone, or the caller's wait ended).
    */
   async claim(
     session: ZkSession,
     w: { path: string; leasesPath: string; maxLeases: number },
     listed: LeasesStamp,
     pending: PendingRead | undefined,
-    sessionEnded: () => Error,
+    untilUsable: () => Promise<void>,
   ): Promise<void> {
     const entry = this.byPath.get(w.leasesPath);
     if (!entry) return;
@@ -94,7 +95,7 @@ export class SemaphoreLimits {
     let read = pending ? await pending : 'again'; // 'again': read it now
     let own = pending ? 0 : 1; // a pending read was answered before our create
     for (;;) {
-      if (read === 'again' && !(await session.whenUsable())) throw sessionEnded();
+      if (read === 'again') await untilUsable();
       if (read !== 'again' && read !== null) {
         const written = await this.check(session, w, read, own);
         if (written) return void (entry.verified = stampOf(written));

@@ -1,5 +1,4 @@
 // The semaphore's child watch: one per leases node and client, re-used by every wait for room.
-import { ClientClosedError, LockAbortedError, LockTimeoutError } from '../errors';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt } from '../zookeeper/zk-errors';
 import type { LeasesStamp } from './semaphore-limit';
@@ -27,17 +26,21 @@ export class LeasesWatches {
     }
   }
 
-  /** Lists the leases, again after a request in doubt; SessionEnded if the session goes. */
+  /**
+   * Lists the leases, again after a request in doubt once `untilUsable()` resolved (it throws
+   * SessionEnded if the session goes, or the end of the caller's wait).
+   */
   async list(
     session: ZkSession,
     leasesPath: string,
+    untilUsable: () => Promise<void>,
   ): Promise<{ children: string[]; changed: Promise<void>; stamp: LeasesStamp }> {
     for (;;) {
       try {
         return await this.listOnce(session, leasesPath);
       } catch (err) {
         if (!isInDoubt(err)) throw err;
-        if (!(await session.whenUsable())) throw new SessionEnded();
+        await untilUsable();
       }
     }
   }
@@ -70,52 +73,4 @@ export class LeasesWatches {
       throw err;
     }
   }
-}
-
-/** @internal Until the leases change; throws on timeout, abort, close, or the session's end. */
-export function waitForChange(
-  w: {
-    path: string;
-    deadline?: number;
-    waitTimeoutMs?: number;
-    signal?: AbortSignal;
-    maxLeases: number;
-  },
-  changed: Promise<void>,
-  session: ZkSession,
-  closed: AbortSignal,
-  held: number,
-): Promise<void> {
-  // An abort or close() that came while the leases were created or listed has fired its event
-  // already: a listener added now would never hear it.
-  if (w.signal?.aborted) return Promise.reject(new LockAbortedError(w.path, w.signal.reason));
-  if (closed.aborted) return Promise.reject(new ClientClosedError(w.path));
-  return new Promise<void>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      w.signal?.removeEventListener('abort', onAbort);
-      closed.removeEventListener('abort', onClose);
-    };
-    const fail = (err: Error): void => {
-      cleanup();
-      reject(err);
-    };
-    const onAbort = (): void => fail(new LockAbortedError(w.path, w.signal!.reason));
-    const onClose = (): void => fail(new ClientClosedError(w.path));
-    if (w.deadline !== undefined) {
-      const ahead = held - w.maxLeases;
-      timer = setTimeout(
-        () => fail(new LockTimeoutError(w.path, w.waitTimeoutMs!, ahead)),
-        Math.max(0, w.deadline - Date.now()),
-      );
-    }
-    w.signal?.addEventListener('abort', onAbort, { once: true });
-    closed.addEventListener('abort', onClose, { once: true });
-    void changed.then(() => {
-      cleanup();
-      if (!session.alive) reject(new SessionEnded());
-      else resolve();
-    });
-  });
 }

@@ -14,10 +14,11 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
 import { LEASE_NAME } from './lock-naming';
 import type { ParentReaper } from './parent-reaper';
-import { ProtectedNode } from './protected-node';
+import { DOUBTS_AFTER_WAIT, ProtectedNode } from './protected-node';
 import { HeldLease } from './semaphore-lease';
 import { SemaphoreLimits, limitRecord } from './semaphore-limit';
-import { LeasesWatches, SessionEnded, waitForChange } from './semaphore-watch';
+import { LeasesWatches, SessionEnded } from './semaphore-watch';
+import { WaitEnd } from './semaphore-wait';
 
 /** @internal What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
@@ -147,32 +148,29 @@ export class SemaphoreRecipe {
     this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
     const closed = new AbortController();
     this.waits.add(closed);
+    const connection = this.host.connectionOf(leasesPath);
+    const end = new WaitEnd({ path, deadline, waitTimeoutMs, signal }, closed.signal, connection);
     try {
       for (;;) {
+        end.check();
         const remaining = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
         const mutex = await this.takeMutex(path, { waitTimeoutMs: remaining, signal }, tryOnly);
         if (!mutex) return null;
+        const wait = { path, leasesPath, maxLeases, count, tryOnly };
+        // Answered by the end of its wait even while the attempt is stuck in an outage: the
+        // attempt then finishes in the background (close() waits for it) and deletes its nodes.
+        const attempt = this.takeLeases(wait, end, mutex);
+        this.background(leasesPath, attempt);
         try {
-          const wait = {
-            path,
-            leasesPath,
-            maxLeases,
-            count,
-            deadline,
-            waitTimeoutMs,
-            signal,
-            tryOnly,
-          };
-          return await this.takeLeases(wait, closed.signal);
+          return await end.race(attempt, (lease) => void lease?.release());
         } catch (err) {
           // The session ended while we held the mutex: start again in the new one.
           if (!(err instanceof SessionEnded) && !isSessionGone(err))
             throw this.documented(path, err);
-        } finally {
-          this.background(leasesPath, mutex.release());
         }
       }
     } finally {
+      end.dispose();
       this.waits.delete(closed);
       this.limits.unuse(leasesPath);
       this.done(leasesPath);
@@ -199,36 +197,47 @@ export class SemaphoreRecipe {
     }
   }
 
-  /** Holding the semaphore's mutex: creates the lease nodes, waiting for room after each. */
+  /**
+   * Holding the semaphore's mutex (released when done): creates the lease nodes, waiting for
+   * room after each, until `end` (then deletes them).
+   */
   private async takeLeases(
-    w: {
-      path: string;
-      leasesPath: string;
-      maxLeases: number;
-      count: number;
-      deadline?: number;
-      waitTimeoutMs?: number;
-      signal?: AbortSignal;
-      tryOnly: boolean;
-    },
-    closed: AbortSignal,
+    w: { path: string; leasesPath: string; maxLeases: number; count: number; tryOnly: boolean },
+    end: WaitEnd,
+    mutex: LockHandle,
   ): Promise<HeldLease | null> {
-    const session = await this.host.connectionOf(w.leasesPath).ready();
     const nodes: ProtectedNode[] = [];
+    let session: ZkSession;
     try {
+      session = await end.waitFor(this.host.connectionOf(w.leasesPath).ready());
+      const untilUsable = (): Promise<void> => end.untilUsable(session);
+      // A create in doubt is found even after the end, or its node would count as a lease for
+      // as long as the session lives; once nobody waits, for a bounded number of answers.
+      let doubts = 0;
+      const recovery = {
+        keepGoing: () => !end.error || ++doubts <= DOUBTS_AFTER_WAIT,
+        waiting: end.waiting,
+      };
       for (let i = 0; i < w.count; i++) {
+        end.check();
         const node = new ProtectedNode(w.leasesPath, LEASE_NAME, this.host.nodeData);
         nodes.push(node);
         const pending = i === 0 ? this.limits.readBeforeCreate(session, w.leasesPath) : undefined;
-        await node.create(session, limitRecord(w.maxLeases));
+        await node.create(session, limitRecord(w.maxLeases), recovery);
         for (let claimed = i > 0; ;) {
-          const { children, changed, stamp } = await this.watches.list(session, w.leasesPath);
+          end.check();
+          const { children, changed, stamp } = await this.watches.list(
+            session,
+            w.leasesPath,
+            untilUsable,
+          );
           if (!children.includes(node.name!)) {
-            await node.create(session, limitRecord(w.maxLeases)); // deleted under us: queue again
+            // deleted under us: queue again
+            await node.create(session, limitRecord(w.maxLeases), recovery);
             continue;
           }
           if (!claimed) {
-            await this.limits.claim(session, w, stamp, pending, () => new SessionEnded());
+            await this.limits.claim(session, w, stamp, pending, untilUsable);
             claimed = true;
           }
           if (children.length <= w.maxLeases) {
@@ -236,26 +245,25 @@ export class SemaphoreRecipe {
             // means"): a listing read after this process stalled may describe a session the
             // server has expired since. Listing again asks the server now: its answer proves the session or ends it.
             if (session.provenAlive) break;
-            if (!(await session.whenUsable())) throw new SessionEnded();
+            await untilUsable();
             continue;
           }
           if (w.tryOnly) {
             this.removeAll(w.leasesPath, nodes);
             return null;
           }
-          await waitForChange(w, changed, session, closed, children.length);
+          end.ahead = children.length - w.maxLeases;
+          await end.waitFor(changed);
+          if (!session.alive) throw new SessionEnded();
         }
       }
+      // As a lock's waiter: an end that came during the last requests takes no lease.
+      end.check();
     } catch (err) {
       this.removeAll(w.leasesPath, nodes);
       throw err;
-    }
-    // As a lock's waiter: an abort or close() that landed during the last requests takes no lease.
-    if (closed.aborted || w.signal?.aborted) {
-      this.removeAll(w.leasesPath, nodes);
-      throw closed.aborted
-        ? new ClientClosedError(w.path)
-        : new LockAbortedError(w.path, w.signal!.reason);
+    } finally {
+      this.background(w.leasesPath, mutex.release());
     }
     const lease = new HeldLease(w.path, session, nodes, (l) => this.leaseEnded(l, w.leasesPath));
     this.leases.add(lease);
