@@ -72,6 +72,8 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   'many-keys-1s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   'many-keys-2s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   'many-keys-4s': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
+  // Curator's many-keys, in turn with ours (--peers): the same size (its JVM warms up longer).
+  'curator-many-keys': { callers: 32, opsPerCaller: 100, warmupOpsPerCaller: 100 },
   handoff: { callers: 1, opsPerCaller: 300, warmupOpsPerCaller: 30 },
   'leader-step-down': { callers: 1, opsPerCaller: 100, warmupOpsPerCaller: 10 },
   // A process per op, killed; each op lasts about a session timeout (--quick: 5).

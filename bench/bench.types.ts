@@ -15,6 +15,7 @@ export const SCENARIOS = [
   'many-keys-1s',
   'many-keys-2s',
   'many-keys-4s',
+  'curator-many-keys',
   'handoff',
   'leader-step-down',
   'leader-crash',

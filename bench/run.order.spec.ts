@@ -6,7 +6,7 @@ const DEFAULTS_RAW = rawParallelWith(SESSIONS_OF['many-keys']!);
 
 describe('stepsOf', () => {
   it('groups each raw-parallel row with the many-keys rows of as many sessions', () => {
-    const many = (raw: string) => (raw === DEFAULTS_RAW ? ['many-keys'] : []);
+    const many = (raw: string) => (raw === DEFAULTS_RAW ? ['many-keys', 'curator-many-keys'] : []);
     expect(IN_TURN).toEqual([
       ['raw-cycle', 'uncontended'],
       ['raw-parallel', 'many-keys-1s', ...many('raw-parallel')],
@@ -16,9 +16,19 @@ describe('stepsOf', () => {
   });
 
   it('runs every group as one step in a full run, the other rows alone, all in run order', () => {
-    const steps = stepsOf(selectedRows());
+    const steps = stepsOf(selectedRows(undefined, true));
     expect(steps.flat()).toEqual(runOrder());
     expect(steps.filter((step) => step.length > 1)).toEqual(IN_TURN);
+  });
+
+  it("runs Curator's many-keys in turn with ours with --peers only", () => {
+    expect(selectedRows()).not.toContain('curator-many-keys');
+    expect(stepsOf(selectedRows('many-keys', true))).toEqual([
+      [DEFAULTS_RAW, 'many-keys', 'curator-many-keys'],
+    ]);
+    expect(stepsOf(selectedRows('curator-many-keys', true))).toEqual([
+      [DEFAULTS_RAW, 'curator-many-keys'],
+    ]);
   });
 
   it('runs --only X in turn with its baseline when they share a group', () => {

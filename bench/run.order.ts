@@ -44,9 +44,18 @@ export function runOrder(): ScenarioName[] {
     (sameSessions < 0 ? order.indexOf('many-keys-4s') : sameSessions) + 1,
     0,
     'many-keys',
+    'curator-many-keys',
   );
   return order;
 }
+
+/**
+ * Peers' rows measured in turn with ours (`--peers` only), by the row of ours they are the
+ * peer of: Curator's many-keys (bench/curator.workload.ts).
+ */
+const PEER_ROWS: Partial<Record<ScenarioName, ScenarioName>> = {
+  'curator-many-keys': 'many-keys',
+};
 
 /** The raw baseline a scenario's target is a ratio to: `--only` runs it too. */
 export const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
@@ -59,10 +68,18 @@ export const BASELINE: Partial<Record<ScenarioName, ScenarioName>> = {
 for (const name of ['many-keys', 'many-keys-1s', 'many-keys-2s', 'many-keys-4s'] as const) {
   BASELINE[name] = rawParallelWith(SESSIONS_OF[name]!);
 }
+BASELINE['curator-many-keys'] = BASELINE['many-keys'];
 
-/** The rows a run selects, in run order: all, or `--only`'s and its baseline. */
-export function selectedRows(only?: ScenarioName): ScenarioName[] {
-  return runOrder().filter((name) => !only || name === only || BASELINE[only] === name);
+/**
+ * The rows a run selects, in run order: all, or `--only`'s and its baseline; with `peers`, the
+ * peers' rows of those (PEER_ROWS), without, none.
+ */
+export function selectedRows(only?: ScenarioName, peers = false): ScenarioName[] {
+  const peerOf = (name: ScenarioName) => PEER_ROWS[name];
+  return runOrder().filter((name) => {
+    if (peerOf(name)) return peers && (!only || only === name || only === peerOf(name));
+    return !only || name === only || BASELINE[only] === name;
+  });
 }
 
 /**

@@ -24,6 +24,7 @@ import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
 import { herdLine, JsonLinesWriter, resultsTable, targetsTable } from './results.report';
 import { checkTargets } from './targets.report';
+import { curatorManyKeys } from './curator.workload';
 import { runPeers } from './peers.runner';
 import { peersTables } from './peers.report';
 import { measureWorkload, Workload } from './workload.runner';
@@ -67,7 +68,8 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
     case 'many-keys':
     case 'many-keys-1s':
     case 'many-keys-2s':
-    case 'many-keys-4s': {
+    case 'many-keys-4s':
+    case 'curator-many-keys': {
       const row = await openRow(name, ctx);
       try {
         return await measure(name, row.workload, ctx);
@@ -214,6 +216,15 @@ async function openRow(name: ScenarioName, ctx: Context): Promise<OpenedRow> {
       const close = closeOnce(ctx, () => client.close());
       return { workload: lockCallers(client, `/${name}`, size, false), close };
     }
+    case 'curator-many-keys': {
+      const peer = await curatorManyKeys(
+        ctx.connectionString,
+        `${ctx.root}/curator-in-turn`,
+        size,
+        ctx.options.quick,
+      );
+      return { workload: peer.workload, close: closeOnce(ctx, peer.close) };
+    }
     default:
       throw new Error(`${name} is not a row that runs in turn`);
   }
@@ -279,7 +290,7 @@ async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options.help) return void console.log(USAGE);
   const { only } = options;
-  const selected = selectedRows(only);
+  const selected = selectedRows(only, options.peers);
   const { connectionString, server } = await zooKeeperFromEnv();
   const cleanup: Array<() => Promise<void> | void> = [];
   if (server) cleanup.push(() => stopServer(server));

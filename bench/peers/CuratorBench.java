@@ -5,6 +5,11 @@
 //   java -cp <curator, zookeeper, guava, slf4j jars> CuratorBench.java <connect> <root>
 //     <quick|full> [deadline seconds per scenario]
 // Prints one JSON line per scenario: scenario, ops, opsPerSec, p50Ms, p99Ms, violations.
+// With `serve` instead of quick|full: many-keys in blocks on command, for the row measured in
+// turn with ours (bench/curator.workload.ts): it prints {"ready":true}, then per line read (ops
+// per caller) one JSON line, the violations so far and each op's latency in microseconds.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -109,6 +114,41 @@ public class CuratorBench {
     }
   }
 
+  /** many-keys: 32 callers on 32 paths, one mutex object each. */
+  static Op manyKeys(CuratorFramework client, String root) {
+    InterProcessMutex[] many = new InterProcessMutex[32];
+    for (int i = 0; i < 32; i++) many[i] = new InterProcessMutex(client, root + "/many-keys/k" + i);
+    return (c, n) -> held(many[c], root + "/many-keys/k" + c, true, 1);
+  }
+
+  /** `serve`: a block of many-keys per line read, answered with its latencies; ends at EOF. */
+  static void serve(CuratorFramework client, String root) throws Exception {
+    Op op = manyKeys(client, root);
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    System.out.println("{\"ready\":true}");
+    System.out.flush();
+    for (String line; (line = in.readLine()) != null; ) {
+      int ops = Integer.parseInt(line.trim());
+      long[][] latencies = new long[32][ops];
+      StringBuilder reply = new StringBuilder();
+      try {
+        loop(32, ops, op, latencies);
+        reply.append("{\"violations\":").append(violations.get()).append(",\"latenciesUs\":[");
+        for (int c = 0; c < 32; c++) {
+          for (int n = 0; n < ops; n++) {
+            if (c > 0 || n > 0) reply.append(',');
+            reply.append(latencies[c][n] / 1000);
+          }
+        }
+        reply.append("]}");
+      } catch (Exception e) {
+        reply.append("{\"error\":\"").append(String.valueOf(e.getMessage()).replace("\"", "'")).append("\"}");
+      }
+      System.out.println(reply);
+      System.out.flush();
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     String root = args[1];
     int div = args[2].equals("quick") ? 10 : 1;
@@ -116,6 +156,11 @@ public class CuratorBench {
     CuratorFramework client = CuratorFrameworkFactory.newClient(args[0], 10_000, 10_000, new RetryOneTime(100));
     client.start();
     client.blockUntilConnected();
+    if (args[2].equals("serve")) {
+      serve(client, root);
+      client.close();
+      System.exit(0);
+    }
 
     // uncontended: 1 caller, one path (ours: 2000 ops, 3000 warm-up)
     InterProcessMutex solo = new InterProcessMutex(client, root + "/uncontended");
@@ -129,10 +174,7 @@ public class CuratorBench {
         (c, n) -> held(same[c], root + "/same-key-1p", true, 1));
 
     // many-keys: 32 callers, a path each (ours: 100 ops each)
-    InterProcessMutex[] many = new InterProcessMutex[32];
-    for (int i = 0; i < 32; i++) many[i] = new InterProcessMutex(client, root + "/many-keys/k" + i);
-    run("many-keys", 32, Math.max(5, 100 / div), Math.max(2, 100 / div),
-        (c, n) -> held(many[c], root + "/many-keys/k" + c, true, 1));
+    run("many-keys", 32, Math.max(5, 100 / div), Math.max(2, 100 / div), manyKeys(client, root));
 
     // rw-read-heavy: 1 op in 10 writes (ours: 200 ops each)
     InterProcessReadWriteLock[] rw = new InterProcessReadWriteLock[32];
