@@ -39,8 +39,8 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
    * its mutex node's, then its lease node's. The proxy cuts the client off right after its
    * `nth` request of type `op` went out (its reply is lost: the request is in doubt).
    */
-  const prepare = async (path: string, op: number, nth: number): Promise<void> => {
-    for (const node of [path, `${path}/locks`, `${path}/leases`]) {
+  const prepare = async (path: string, op: number, nth: number, leases = true): Promise<void> => {
+    for (const node of [path, `${path}/locks`, ...(leases ? [`${path}/leases`] : [])]) {
       await zk.admin.create(node, '', 'persistent');
     }
     let seen = 0;
@@ -62,8 +62,16 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     return settled;
   };
 
-  /** Back online: the lease node in doubt is found and deleted, and the semaphore is whole. */
-  const expectWholeAfterReconnect = async (client: ZkLockClient, path: string): Promise<void> => {
+  /**
+   * Back online: the lease node in doubt (`created`: the server made it before the cut) is found
+   * and deleted, and the semaphore is whole.
+   */
+  const expectWholeAfterReconnect = async (
+    client: ZkLockClient,
+    path: string,
+    created = 1,
+  ): Promise<void> => {
+    expect(await leasesOf(path)).toHaveLength(created);
     proxy.unblock();
     await eventually('the lease node in doubt is deleted', async () => {
       return (await leasesOf(path)).length === 0;
@@ -74,20 +82,35 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     await lease.release();
   };
 
-  it('ends at its waitTimeoutMs when the connection drops as its lease node is created', async () => {
-    const path = `${zk.root}/timeout-create`;
-    await prepare(path, CREATE, 2);
+  /**
+   * An acquire with waitTimeoutMs 1000 on `path` (see prepare), cut off: it is answered while
+   * the client is still cut off, as a lock's wait spent without a session is: ZooKeeper did not
+   * answer, naming the path.
+   */
+  const timesOutCutOff = async (path: string): Promise<ZkLockClient> => {
     const client = await zk.connect({ connectionString: proxy.connectionString });
     const err = await answer(
       client.semaphore(path, { maxLeases: 1 }).acquire({ waitTimeoutMs: 1000 }),
       'the acquire was answered while the client is cut off',
     );
-    // As a lock's wait spent without a session: ZooKeeper did not answer, naming the path.
     expect(err).toBeInstanceOf(ZooKeeperUnavailableError);
     expect(err).toMatchObject({ timeoutMs: 1000 });
     expect((err as Error).message).toContain(`"${path}"`);
     expect(client.state).not.toBe('CONNECTED'); // answered by its wait, not by a reconnect
-    await expectWholeAfterReconnect(client, path);
+    return client;
+  };
+
+  it('ends at its waitTimeoutMs when the connection drops as its lease node is created', async () => {
+    const path = `${zk.root}/timeout-create`;
+    await prepare(path, CREATE, 2);
+    await expectWholeAfterReconnect(await timesOutCutOff(path), path);
+  });
+
+  it('ends at its waitTimeoutMs when the connection drops as it creates the leases node', async () => {
+    const path = `${zk.root}/timeout-leases-node`;
+    // Creates: the mutex node, the lease node (no leases node: NoNode), the leases node: cut.
+    await prepare(path, CREATE, 3, false);
+    await expectWholeAfterReconnect(await timesOutCutOff(path), path, 0);
   });
 
   it('ends with LockAbortedError when aborted while its lease node is in doubt', async () => {
@@ -112,13 +135,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     await prepare(path, GET_CHILDREN2, 2);
     const holder = await zk.connect();
     const held = await holder.semaphore(path, { maxLeases: 1 }).acquire();
-    const client = await zk.connect({ connectionString: proxy.connectionString });
-    const err = await answer(
-      client.semaphore(path, { maxLeases: 1 }).acquire({ waitTimeoutMs: 1000 }),
-      'the acquire was answered while the client is cut off',
-    );
-    expect(err).toBeInstanceOf(ZooKeeperUnavailableError);
-    expect(client.state).not.toBe('CONNECTED');
+    const client = await timesOutCutOff(path);
     await held.release();
     await expectWholeAfterReconnect(client, path);
   });
@@ -142,6 +159,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     expect(await acquiring).toBeInstanceOf(ClientClosedError);
     // Without the fix the acquire heard of close() only once the session was closed.
     expect(order).toEqual(['answered', 'closed']);
+    expect(await leasesOf(path)).toHaveLength(1); // created before the cut, in doubt
     proxy.unblock();
     await eventually('the lease node went with the session', async () => {
       return (await leasesOf(path)).length === 0;

@@ -60,6 +60,15 @@ describe('semaphore', () => {
     await Promise.all([two.release(), one!.release()]);
   });
 
+  it('waitTimeoutMs: 0 takes a free lease (the deadline bounds waiting, not requests), and only waits when there is none', async () => {
+    const semaphore = zk.locks.semaphore(p('zero'), { maxLeases: 2 });
+    const first = await semaphore.acquire({ waitTimeoutMs: 0 }); // the paths are created too
+    const second = await semaphore.acquire({ waitTimeoutMs: 0 });
+    expect([first.state, second.state]).toEqual(['held', 'held']);
+    await expect(semaphore.acquire({ waitTimeoutMs: 0 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await Promise.all([first.release(), second.release()]);
+  });
+
   it('a timeout or an abort leaves no lease node and frees the acquirers mutex', async () => {
     const semaphore = zk.locks.semaphore(p('timeout'), { maxLeases: 1 });
     // Each step named, so that a hang fails naming its step: once, in a full run beside two busy

@@ -58,7 +58,9 @@ export class CreateFailures {
    */
   async recover(session: ZkSession): Promise<boolean> {
     const { contender } = this;
-    const found = await contender.node.recover(session, () => this.keepRecovering());
+    const found = await contender.node.recover(session, {
+      keepGoing: () => this.keepRecovering(),
+    });
     if (found === 'not-found') return false;
     if (found === 'gave-up') return true;
     contender.adopt(contender.node.name!);
@@ -83,7 +85,9 @@ export class CreateFailures {
   private async createLockPath(session: ZkSession): Promise<boolean> {
     const gone = () => this.contender.isGone();
     if (gone()) return false; // the leader had no lock path: no node of ours either
-    return ensureLockPath(session, this.contender.lockPath, undefined, () => !gone());
+    return ensureLockPath(session, this.contender.lockPath, undefined, {
+      keepGoing: () => !gone(),
+    });
   }
 
   /**

@@ -31,21 +31,32 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
 }
 
 /**
+ * @internal
+ * How a request in doubt is asked again: while `keepGoing()` (default: always), once
+ * `usable(session)` resolved true (default: session.whenUsable()).
+ */
+export interface Recovery {
+  keepGoing?: () => boolean;
+  usable?: (session: ZkSession) => Promise<boolean>;
+}
+
+/**
  * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
  * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
  * whose answer is lost (connection loss, request timeout) is sent again once the session is
- * usable (a node found existing then is fine), while `wanted()`: a path the server refuses to
- * read drops the connection on every try, so the caller's wait must end it (issue #19 §3); false
- * then. Another client may remove an empty ancestor meanwhile (its cleanup): then start again.
- * Rejects with SESSION_GONE when the session ends.
+ * usable (a node found existing then is fine), while `recovery.keepGoing()`: a path the server
+ * refuses to read drops the connection on every try, so the caller's wait must end it (issue #19
+ * §3); false then. Another client may remove an empty ancestor meanwhile (its cleanup): then
+ * start again. Rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,
   path: string,
   leafData: Buffer = LOCK_PATH_DATA,
-  wanted: () => boolean = () => true,
+  recovery: Recovery = {},
   attempts = 10,
 ): Promise<boolean> {
+  const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
   const segments = path.split('/').slice(1);
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
@@ -58,12 +69,12 @@ export async function ensureLockPath(
         );
       } catch (err) {
         if (isInDoubt(err)) {
-          if (!wanted()) return false;
-          if (await session.whenUsable()) continue;
+          if (!keepGoing()) return false;
+          if (await usable(session)) continue;
           throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
         }
         if (isNoNode(err) && attempts > 1) {
-          return ensureLockPath(session, path, leafData, wanted, attempts - 1);
+          return ensureLockPath(session, path, leafData, recovery, attempts - 1);
         }
         if (!isNodeExists(err)) throw err;
       }

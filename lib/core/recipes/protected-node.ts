@@ -4,7 +4,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import { Listing, ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
 import { deleteWithRetry } from './guaranteed-delete';
-import { ensureLockPath } from './lock-path';
+import { ensureLockPath, type Recovery } from './lock-path';
 import { protectedPrefix } from './lock-naming';
 
 /** @internal The children that one attempt with this uuid created (by its protected prefix). */
@@ -22,12 +22,6 @@ export function ownNodes(children: readonly string[], uuid: string): string[] {
  * #19 §3). A node not found then (if the server created one at all) goes with the session.
  */
 export const DOUBTS_AFTER_WAIT = 2;
-
-/** @internal How a create in doubt is recovered: see ProtectedNode.recover. */
-export interface Recovery {
-  keepGoing?: () => boolean;
-  waiting?: <T>(step: Promise<T>) => Promise<T>;
-}
 
 /**
  * @internal
@@ -93,19 +87,18 @@ export class ProtectedNode {
    * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply (see
    * recover for `recovery`). No name afterwards: recovery gave up, and no node was found.
    */
-  async create(session: ZkSession, dirData?: Buffer, recovery?: Recovery): Promise<void> {
+  async create(session: ZkSession, dirData?: Buffer, recovery: Recovery = {}): Promise<void> {
     this.forget();
     for (;;) {
       try {
         return this.adopt(await this.send(session));
       } catch (err) {
         if (isNoNode(err)) {
-          await ensureLockPath(session, this.dir, dirData);
-          continue;
+          if (await ensureLockPath(session, this.dir, dirData, recovery)) continue;
+          return; // gave up while creating `dir`: no node of ours
         }
         if (!isInDoubt(err)) throw err;
-        const found = await this.recover(session, recovery?.keepGoing, recovery?.waiting);
-        if (found !== 'not-found') return;
+        if ((await this.recover(session, recovery)) !== 'not-found') return;
       }
     }
   }
@@ -114,18 +107,17 @@ export class ProtectedNode {
    * The create's reply was lost: once the session is usable, finds our node by uuid and adopts it
    * if it belongs to `session`, deleting every other node with our uuid. Returns the listing that
    * showed it; 'not-found' to create again; 'gave-up' when a request of its own was in doubt and
-   * `keepGoing()` said stop. Looks again while its own requests are in doubt: giving up would
-   * leave a node the server may still create, and it would hold the lock for as long as the
+   * `recovery.keepGoing()` said stop. Looks again while its own requests are in doubt: giving up
+   * would leave a node the server may still create, and it would hold the lock for as long as the
    * session lives (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE if it is lost.
-   * `waiting` is told of each wait for the connection (it may end its caller's wait meanwhile).
    */
   async recover(
     session: ZkSession,
-    keepGoing: () => boolean = () => true,
-    waiting: <T>(step: Promise<T>) => Promise<T> = (step) => step,
+    recovery: Recovery = {},
   ): Promise<Listing | 'not-found' | 'gave-up'> {
+    const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
     for (;;) {
-      if (!(await waiting(session.whenUsable()))) {
+      if (!(await usable(session))) {
         throw new ZkRequestError(
           ZkCode.SESSION_GONE,
           'create',

@@ -10,10 +10,10 @@ import { SessionEnded } from './semaphore-watch';
  * The end of one semaphore acquire's wait, whichever comes first: its signal aborts
  * (LockAbortedError), the client closes (ClientClosedError), or its deadline passes while it
  * waits (LockTimeoutError; ZooKeeperUnavailableError without a connected session, as for a
- * lock). Like Curator's, the deadline bounds waiting, for room or for the
- * connection, not the requests of an acquire that finds room: once past, the next wait ends at
- * once. `error` is set synchronously as the end comes, so a grant checked after it takes no
- * lease.
+ * lock). Like Curator's, the deadline bounds waiting (for room, for the connection), not the
+ * requests of an acquire that finds room: `waitTimeoutMs: 0` with room free is granted. A
+ * deadline that passed during requests ends the next wait as it starts. `error` is set
+ * synchronously as the end comes, so a grant checked after it takes no lease.
  *
  * The caller is answered by the end even while the acquire's requests are stuck in an outage
  * (a create in doubt waits for the reconnect or the session's end to find its node): the
@@ -23,12 +23,13 @@ import { SessionEnded } from './semaphore-watch';
 export class WaitEnd {
   /** Why the caller stopped waiting; undefined while it waits. */
   error?: Error;
-  /** How many are ahead by the last listing: for the timeout's message. */
-  ahead?: number;
   private readonly stops = new Set<(err: Error) => void>();
   private timer?: NodeJS.Timeout;
   private overdue = false;
+  /** Waits under way: the deadline ends the caller's wait only during one. */
   private waits = 0;
+  /** How many are ahead by the last listing: for the timeout's message. */
+  private ahead?: number;
 
   constructor(
     private readonly w: {
@@ -41,14 +42,12 @@ export class WaitEnd {
     /** The connection of the semaphore's session: tells a busy semaphore from an outage. */
     private readonly connection: ZkConnection,
   ) {
+    // Both are new and not aborted: take() checked the signal just before.
     w.signal?.addEventListener('abort', this.onAbort, { once: true });
     closed.addEventListener('abort', this.onClose, { once: true });
     if (w.deadline !== undefined) {
       this.timer = setTimeout(this.onDeadline, Math.max(0, w.deadline - Date.now()));
     }
-    // Fired before we listened: an event added now would never come.
-    if (w.signal?.aborted) this.onAbort();
-    else if (closed.aborted) this.onClose();
   }
 
   /** Throws the end, if it came. */
@@ -64,24 +63,34 @@ export class WaitEnd {
     return this.settle(step, false, orphan);
   }
 
-  /** Waiting for `step` (room, the connection): past the deadline, the end comes at once. */
-  waitFor<T>(step: Promise<T>): Promise<T> {
-    return this.settle(step, true);
+  /** Until the leases change (`changed`) with `ahead` more than the limit, or the end. */
+  waitForRoom(changed: Promise<void>, ahead: number): Promise<void> {
+    this.ahead = ahead;
+    return this.settle(changed, true);
+  }
+
+  /** The semaphore's session, once connected (a wait), or the end. */
+  sessionOf(connection: ZkConnection): Promise<ZkSession> {
+    const connected = connection.current.state === 'connected';
+    return connected ? connection.ready() : this.settle(connection.ready(), true);
+  }
+
+  /** Until the session is usable again (a wait), or the end: SessionEnded if it is gone. */
+  async untilUsable(session: ZkSession): Promise<void> {
+    if (session.state === 'connected') return;
+    if (!(await this.settle(session.whenUsable(), true))) throw new SessionEnded();
   }
 
   /**
-   * Marks a wait the acquire must finish whatever its caller does (finding a create in doubt):
-   * it does not reject, but the deadline may end the caller's wait meanwhile.
+   * Recovery of a create in doubt: it must find its node whatever the caller does, so its wait
+   * for the connection does not end with the caller's; but the deadline may end the caller's
+   * wait meanwhile (ProtectedNode.recover).
    */
-  readonly waiting = <T>(step: Promise<T>): Promise<T> => {
+  readonly usable = (session: ZkSession): Promise<boolean> => {
+    if (session.state === 'connected') return Promise.resolve(true);
     this.enterWait();
-    return step.finally(() => this.waits--);
+    return session.whenUsable().finally(() => this.waits--);
   };
-
-  /** Until the session is usable again, or the end: SessionEnded if the session is gone. */
-  async untilUsable(session: ZkSession): Promise<void> {
-    if (!(await this.waitFor(session.whenUsable()))) throw new SessionEnded();
-  }
 
   /** Stops listening (the acquire is answered): no timer or listener is left. */
   dispose(): void {
@@ -90,10 +99,11 @@ export class WaitEnd {
     this.closed.removeEventListener('abort', this.onClose);
   }
 
-  private settle<T>(step: Promise<T>, waiting: boolean, orphan?: (value: T) => void): Promise<T> {
-    if (waiting) this.enterWait();
+  /** `step`, or the end first; `isWait`: the deadline may end it (waits for room, a session). */
+  private settle<T>(step: Promise<T>, isWait: boolean, orphan?: (value: T) => void): Promise<T> {
+    if (isWait) this.enterWait();
     if (this.error) {
-      if (waiting) this.waits--;
+      if (isWait) this.waits--;
       if (orphan) void step.then(orphan, () => undefined);
       return Promise.reject(this.error);
     }
@@ -106,7 +116,7 @@ export class WaitEnd {
       this.stops.add(stop);
       const done = (): void => {
         this.stops.delete(stop);
-        if (waiting) this.waits--;
+        if (isWait) this.waits--;
       };
       step.then(
         (value) => {

@@ -209,14 +209,14 @@ export class SemaphoreRecipe {
     const nodes: ProtectedNode[] = [];
     let session: ZkSession;
     try {
-      session = await end.waitFor(this.host.connectionOf(w.leasesPath).ready());
+      session = await end.sessionOf(this.host.connectionOf(w.leasesPath));
       const untilUsable = (): Promise<void> => end.untilUsable(session);
       // A create in doubt is found even after the end, or its node would count as a lease for
       // as long as the session lives; once nobody waits, for a bounded number of answers.
       let doubts = 0;
       const recovery = {
         keepGoing: () => !end.error || ++doubts <= DOUBTS_AFTER_WAIT,
-        waiting: end.waiting,
+        usable: end.usable,
       };
       for (let i = 0; i < w.count; i++) {
         end.check();
@@ -225,7 +225,7 @@ export class SemaphoreRecipe {
         const pending = i === 0 ? this.limits.readBeforeCreate(session, w.leasesPath) : undefined;
         await node.create(session, limitRecord(w.maxLeases), recovery);
         for (let claimed = i > 0; ;) {
-          end.check();
+          end.check(); // before it, `node.name` is undefined only if recovery gave up after the end
           const { children, changed, stamp } = await this.watches.list(
             session,
             w.leasesPath,
@@ -252,8 +252,7 @@ export class SemaphoreRecipe {
             this.removeAll(w.leasesPath, nodes);
             return null;
           }
-          end.ahead = children.length - w.maxLeases;
-          await end.waitFor(changed);
+          await end.waitForRoom(changed, children.length - w.maxLeases);
           if (!session.alive) throw new SessionEnded();
         }
       }
