@@ -87,8 +87,13 @@ export interface LockView {
    * pause (GC, SIGSTOP, a blocked event loop) it notices the loss before any I/O is read.
    */
   assertHeld(): void;
-  /** 'uncertain' (disconnected), 'reconnected' (held again, same session), 'lost' (LockLostError). */
+  /** 'uncertain' (disconnected), 'reconnected' (held again, same session). */
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
+  /**
+   * 'lost' (LockLostError), once. A listener added after the loss (or after the client's close()
+   * released the lock) is called once, asynchronously (in a microtask), with the same error,
+   * unless off() removes it first.
+   */
   on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
   off(event: string, listener: (...args: any[]) => void): this;
 }
@@ -138,6 +143,7 @@ export interface SemaphoreLease {
   readonly signal: AbortSignal;
   readonly state: LockState;
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
+  /** 'lost' (LockLostError), once; a listener added after the loss is called then (see LockView). */
   on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
   off(event: string, listener: (...args: any[]) => void): this;
   /** Idempotent: deletes the lease nodes. */

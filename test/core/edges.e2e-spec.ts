@@ -1,7 +1,9 @@
 /**
  * Issue #12 finding 10, edges of the acquire options and of close(): `waitTimeoutMs: 0` tries
  * once; a wait longer than a Node timer can hold is refused; close() with ZooKeeper down ends
- * within the documented bound; a withLock callback never starts after close() released its lock.
+ * within the documented bound; a withLock callback never starts after close() released its lock;
+ * a second close() from a listener of the first is the same close; a handle's 'lost' listener
+ * added after the loss is still told.
  */
 import {
   ClientClosedError,
@@ -9,8 +11,10 @@ import {
   LockAbortedError,
   LockTimeoutError,
 } from '../../lib';
+import type { LockEvents } from '../../lib/core';
+import { expireSession } from './support/expire-session';
 import { useOwnServer } from './support/own-server';
-import { settlesWithin } from './support/zk-admin';
+import { eventually, settlesWithin } from './support/zk-admin';
 
 const SESSION_MS = 3000;
 const REQUEST_MS = 1000;
@@ -108,6 +112,30 @@ describe('edges (issue #12 finding 10)', () => {
     expect(await zk.admin.children(`${path}-b`)).toEqual([]);
   });
 
+  it("close() called again from a 'lost' listener that close() runs gets the same promise: one shutdown", async () => {
+    // close() tells each holder's listeners while it runs: a second close() from there once
+    // started a second shutdown (the first had not stored its promise yet).
+    const locks = await zk.connect();
+    const pool = (locks as unknown as { pool: { close(): Promise<void> } }).pool;
+    const poolClose = vi.spyOn(pool, 'close');
+    const path = `${zk.root}/close-again`;
+    const held = await Promise.all([locks.acquire(`${path}-a`), locks.acquire(`${path}-b`)]);
+    const lost: string[] = [];
+    const again: Promise<void>[] = [];
+    locks.on('lost', (event: LockEvents['lost']) => {
+      lost.push(event.path);
+      again.push(locks.close());
+    });
+    const closing = locks.close();
+    expect(again).toHaveLength(2);
+    for (const inner of again) expect(inner).toBe(closing);
+    await settlesWithin('close()', closing);
+    expect(poolClose).toHaveBeenCalledTimes(1);
+    expect(lost.sort()).toEqual([`${path}-a`, `${path}-b`]);
+    expect(held.map((lock) => lock.state)).toEqual(['released', 'released']);
+    for (const p of [`${path}-a`, `${path}-b`]) expect(await zk.admin.children(p)).toEqual([]);
+  });
+
   it('a withLock callback never starts after close() released its lock', async () => {
     const locks = await zk.connect();
     let ran = false;
@@ -123,5 +151,28 @@ describe('edges (issue #12 finding 10)', () => {
     expect(outcome).toBeInstanceOf(ClientClosedError);
     expect(ran).toBe(false);
     expect(await zk.admin.children(`${zk.root}/closing`)).toEqual([]);
+  });
+
+  it("a handle's 'lost' listener added after the loss is called once, later, with the same error", async () => {
+    const locks = await zk.connect({ sessions: 1 });
+    const lock = await locks.acquire(`${zk.root}/late-listener`);
+    await expireSession(zk.server.connectionString, locks, 0);
+    await eventually('the lock is lost', () => lock.state === 'lost');
+    const told: unknown[] = [];
+    lock.on('lost', (error) => told.push(error));
+    expect(told).toEqual([]); // not from inside on(): after the caller's code has run
+    const removed = vi.fn();
+    lock.on('lost', removed).off('lost', removed);
+    const notTerminal = vi.fn();
+    lock.on('uncertain', notTerminal).on('reconnected', notTerminal);
+    await eventually("the late 'lost' listener is called", () => told.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // room for a second call
+    expect(told).toHaveLength(1);
+    expect(told[0]).toBe(lock.signal.reason);
+    expect(told[0]).toMatchObject({ name: 'LockLostError', reason: 'session-expired' });
+    expect(removed).not.toHaveBeenCalled();
+    expect(notTerminal).not.toHaveBeenCalled();
+    await lock.release();
+    expect(await zk.admin.children(`${zk.root}/late-listener`)).toEqual([]);
   });
 });

@@ -6,9 +6,10 @@
  * have been told ('notLeader' with reason 'lost' and the error). Runs its own ZooKeeper server,
  * frozen with SIGSTOP, so no other test file is affected.
  */
-import { LeadershipEnd, ZooKeeperUnavailableError } from '../../lib';
+import { LeadershipEnd, LeadershipTimeoutError, ZooKeeperUnavailableError } from '../../lib';
 import { useOwnServer } from './support/own-server';
-import { eventually, ZkAdmin } from './support/zk-admin';
+import { TcpProxy } from './support/tcp-proxy';
+import { eventually, settlesWithin, ZkAdmin } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
 
 const SESSION_MS = scaled(2_000);
@@ -62,6 +63,47 @@ describe('leader election through a long ZooKeeper outage', () => {
     }
     await Promise.all(elections.map((e) => e.close()));
     expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('whenLeader({ waitTimeoutMs }) counts from the call, also while the join waits for ZooKeeper', async () => {
+    // The join waits up to connectTimeoutMs for a session: the wait used to start only after it,
+    // and then the join's ZooKeeperUnavailableError came instead of LeadershipTimeoutError.
+    const path = `${zk.root}/wait-from-call`;
+    const JOIN_MS = scaled(20_000);
+    const WAIT_MS = 300;
+    const proxy = await TcpProxy.start(zk.server.members[0].clientPort);
+    try {
+      const client = await zk.connect({
+        connectionString: proxy.connectionString,
+        sessionTimeoutMs: scaled(30_000),
+        connectTimeoutMs: JOIN_MS,
+      });
+      proxy.block();
+      await eventually('the client saw the disconnect', () => client.state === 'SUSPENDED');
+      const election = client.election(path, { participantId: 'a' });
+      const startedAt = Date.now();
+      const error = await election.whenLeader({ waitTimeoutMs: WAIT_MS }).catch((e: unknown) => e);
+      const tookMs = Date.now() - startedAt;
+      expect(error).toBeInstanceOf(LeadershipTimeoutError);
+      expect(error).toMatchObject({ path, waitTimeoutMs: WAIT_MS });
+      expect(tookMs).toBeLessThan(JOIN_MS / 2); // generous: about WAIT_MS, far from the join's
+      // The signal, too, ends the wait while the join is still under way.
+      const aborted = new AbortController();
+      const pending = election.whenLeader({ signal: aborted.signal });
+      aborted.abort();
+      await expect(
+        settlesWithin('whenLeader() aborted while joining', pending, JOIN_MS / 2),
+      ).rejects.toMatchObject({ name: 'LockAbortedError', path });
+      // The participant stays in line: once ZooKeeper is reachable it joins, and leads.
+      proxy.unblock();
+      const leadership = await settlesWithin('it leads', election.whenLeader(), scaled(60_000));
+      expect(leadership).toMatchObject({ path, participantId: 'a' });
+      await election.close();
+      expect(await zk.admin.children(path)).toEqual([]);
+      await client.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('stepDown() during an outage rejects with ZooKeeperUnavailableError or completes once ZooKeeper is back, and the participant joins again', async () => {

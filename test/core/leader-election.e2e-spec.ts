@@ -6,6 +6,7 @@
  * path, and nothing left behind after close().
  */
 import {
+  ClientClosedError,
   ElectionClosedError,
   InvalidLockOptionsError,
   InvalidLockPathError,
@@ -191,6 +192,54 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     expect(
       await settlesWithin("whenLeader() from the leader's notLeader listener", again!),
     ).toBeInstanceOf(ElectionClosedError);
+  });
+
+  it('close() called again from its own notLeader listener gets the same promise: it leaves once', async () => {
+    // close() tells 'notLeader' while it runs: a second close() from there once left a second
+    // time, with a promise of its own (the first had not stored its promise yet).
+    const path = `${zk.root}/close-again`;
+    const a = await connect();
+    const election = a.election(path, { participantId: 'a' });
+    await election.whenLeader();
+    const leave = vi.spyOn(election as unknown as { leave(): Promise<void> }, 'leave');
+    let again: Promise<void> | undefined;
+    election.on('notLeader', (end: LeadershipEnd) => {
+      if (end.reason === 'closed') again = election.close();
+    });
+    const closing = election.close();
+    expect(again).toBe(closing);
+    await settlesWithin('close()', closing);
+    expect(leave).toHaveBeenCalledTimes(1);
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('an election started while its client closes, or after, fails with ClientClosedError and sends nothing', async () => {
+    // close() leaves the elections it knows of: one started from a listener that close() runs
+    // (after it listed them) once joined, and led, on the closing client.
+    const path = `${zk.root}/client-closing`;
+    const a = await connect();
+    const leader = a.election(`${path}-a`, { participantId: 'a' });
+    const during = a.election(`${path}-b`, { participantId: 'b' });
+    const after = a.election(`${path}-c`, { participantId: 'c' });
+    await leader.whenLeader();
+    let joined: Promise<unknown> | undefined;
+    leader.on('notLeader', (end: LeadershipEnd) => {
+      if (end.reason === 'closed') joined = during.whenLeader().catch((e: unknown) => e);
+    });
+    await a.close();
+    expect(joined).toBeDefined();
+    expect(
+      await settlesWithin(
+        "whenLeader() from a notLeader listener of the client's close()",
+        joined!,
+      ),
+    ).toBeInstanceOf(ClientClosedError);
+    expect(during.isLeader).toBe(false);
+    await expect(
+      settlesWithin('start() after the client closed', after.start()),
+    ).rejects.toBeInstanceOf(ClientClosedError);
+    for (const p of [`${path}-b`, `${path}-c`]) expect(await zk.admin.exists(p)).toBe(false);
+    await Promise.all([during.close(), after.close()]);
   });
 
   it('fails early, naming the path, for a bad path or participant id', () => {

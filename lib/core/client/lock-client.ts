@@ -54,10 +54,10 @@ export class ZkLockClient extends EventEmitter {
   /** The same parts, for their wiring to the sessions and the shutdown (client-lifecycle.ts). */
   private readonly parts: ClientParts;
   /**
-   * Set the moment close() is called: whatever is asked for from then on, also from a listener
-   * that close() itself runs (a lock's 'lost'), fails with ClientClosedError.
+   * Set the moment close() is called, before the shutdown runs a single listener (a lock's
+   * 'lost'): a close() from there gets this same promise, and whatever else is asked for from
+   * then on fails with ClientClosedError.
    */
-  private closed = false;
   private closing?: Promise<void>;
 
   private constructor(
@@ -248,7 +248,8 @@ export class ZkLockClient extends EventEmitter {
    * A leader election on `path`, laid out like Curator's LeaderLatch (Java services with Curator
    * take part in the same election; docs/design.md "Leader election"). Sends nothing until
    * start() (or whenLeader()); leading is held like a lock (signal, fencing token). Throws
-   * InvalidLockPathError / InvalidLockOptionsError / ClientClosedError now.
+   * InvalidLockPathError / InvalidLockOptionsError / ClientClosedError now; its start() fails
+   * with ClientClosedError once close() has begun.
    */
   election(path: string, options: ElectionOptions = {}): LeaderLatch {
     const lockPath = applyNamespace(this.options.namespace, path);
@@ -294,12 +295,11 @@ export class ZkLockClient extends EventEmitter {
 
   /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
   close(): Promise<void> {
-    this.closed = true;
-    this.closing ??= shutdown(
-      this,
-      this.parts,
-      this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs,
-    );
+    if (this.closing) return this.closing;
+    // Stored before the shutdown starts: it runs listeners (a lock's 'lost') that may call close().
+    let settle!: (shutdown: Promise<void>) => void;
+    this.closing = new Promise<void>((resolve) => (settle = resolve));
+    settle(shutdown(this, this.parts, this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs));
     return this.closing;
   }
 
@@ -334,6 +334,10 @@ export class ZkLockClient extends EventEmitter {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  private get closed(): boolean {
+    return this.closing !== undefined;
+  }
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {

@@ -30,9 +30,23 @@ export abstract class HeldResource {
     return this.state === 'held' || this.state === 'uncertain';
   }
 
+  /**
+   * A 'lost' listener added once the holding is lost (or released by close()) is called once,
+   * in a microtask, with the same LockLostError: the loss was told before it was there.
+   */
   on(event: string, listener: (...args: any[]) => void): this {
     if (event === 'lost') this.observe();
-    (this.events ??= new EventEmitter()).on(event, listener);
+    const events = (this.events ??= new EventEmitter());
+    events.on(event, listener);
+    const error = this.lostError;
+    if (event === 'lost' && error) {
+      queueMicrotask(() => {
+        // Unless off() came first; once told, it is dropped (nothing is told after a loss).
+        if (!events.listeners('lost').includes(listener)) return;
+        events.off('lost', listener);
+        listener(error);
+      });
+    }
     return this;
   }
 

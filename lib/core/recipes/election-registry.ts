@@ -1,6 +1,6 @@
 // The client's elections: their session events, their paths kept from cleanup, closing them.
 import { hostname } from 'node:os';
-import { InvalidLockOptionsError } from '../errors';
+import { ClientClosedError, InvalidLockOptionsError } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import type { ElectionOptions } from './election-types';
@@ -15,6 +15,8 @@ const MAX_PARTICIPANT_ID_BYTES = 1024;
  */
 export class ElectionRegistry {
   private readonly started = new Set<LeaderLatch>();
+  /** closeAll() has begun: an election made earlier can no longer start (ClientClosedError). */
+  private closing = false;
 
   constructor(
     /** The connection whose session a lock path uses. */
@@ -35,7 +37,10 @@ export class ElectionRegistry {
     }
     const host = {
       connection: this.connectionOf(lockPath),
-      onStarted: (election: LeaderLatch) => this.started.add(election),
+      onStarted: (election: LeaderLatch) => {
+        if (this.closing) throw new ClientClosedError(election.path, 'lead');
+        this.started.add(election);
+      },
       onClosed: (election: LeaderLatch) => {
         this.started.delete(election);
         if (!this.has(election.lockPath)) this.onPathLeft(election.lockPath);
@@ -49,8 +54,12 @@ export class ElectionRegistry {
     return false;
   }
 
-  /** Leaves every election (their next participants lead at once). */
+  /**
+   * Leaves every election (their next participants lead at once). None starts from then on, not
+   * even from a listener this runs: it would join, and lead, on a client being closed.
+   */
   closeAll(): Promise<void> {
+    this.closing = true;
     return Promise.all([...this.started].map((e) => e.close())).then(() => undefined);
   }
 

@@ -42,7 +42,10 @@ export interface LeadershipEnd {
 
 /** Options of `election.whenLeader()`. */
 export interface WhenLeaderOptions {
-  /** Give up with a LeadershipTimeoutError after this long (default: wait as long as it takes). */
+  /**
+   * Give up with a LeadershipTimeoutError this long after the call, the join included (default:
+   * wait as long as it takes).
+   */
   waitTimeoutMs?: number;
   /** Give up with a LockAbortedError when this aborts. */
   signal?: AbortSignal;

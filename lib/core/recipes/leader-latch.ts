@@ -33,7 +33,10 @@ const MAX_REJOIN_DELAY_MS = 8_000;
 /** What an election needs from the client that made it. */
 export interface ElectionHost {
   readonly connection: ZkConnection;
-  /** The election joined: route session events to it, keep its path from cleanup. */
+  /**
+   * The election joins: route session events to it, keep its path from cleanup. Throws
+   * ClientClosedError once the client is closing.
+   */
   onStarted(election: LeaderLatch): void;
   /** The election left: its path may be cleaned up. */
   onClosed(election: LeaderLatch): void;
@@ -66,8 +69,10 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private everJoined = false;
   /** Whether the failure to join again was told ('notLeader'), once until we are back in line. */
   private toldOutOfLine = false;
-  /** Set the moment close() is called, before leave() tells waiters and listeners. */
-  private closed = false;
+  /**
+   * Set the moment close() is called, before leave() tells waiters and listeners: a close() from
+   * one of them gets this same promise.
+   */
   private closing?: Promise<void>;
 
   /** @internal made by ZkLockClient.election() */
@@ -102,7 +107,10 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     return this.held?.active ? this.current : null;
   }
 
-  /** Joins: creates our `latch-` node; resolves once it has its place in line. */
+  /**
+   * Joins: creates our `latch-` node; resolves once it has its place in line. Rejects with
+   * ClientClosedError once the client's close() has begun, without sending anything.
+   */
   start(): Promise<void> {
     if (this.closed) return Promise.reject(this.closedError('start'));
     this.starting ??= this.firstJoin();
@@ -111,40 +119,50 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   /**
    * Resolves with the leadership once this participant leads (joining first if needed).
-   * Rejects with LeadershipTimeoutError after `waitTimeoutMs`, LockAbortedError when `signal`
-   * aborts, ElectionClosedError when the election is closed; the participant stays in line.
+   * Rejects with LeadershipTimeoutError after `waitTimeoutMs` (counted from this call, the join
+   * included), LockAbortedError when `signal` aborts, ElectionClosedError when the election is
+   * closed; the participant stays in line. A failed join rejects it with the join's error.
    */
-  async whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
-    checkWaitTimeout(this.path, options);
-    await this.start();
-    // close() may have come meanwhile (or from a 'notLeader' listener): its waiters are told.
-    if (this.closed) throw this.closedError('wait');
+  whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
+    try {
+      checkWaitTimeout(this.path, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const { waitTimeoutMs, signal } = options;
-    if (this.leadership) return this.leadership;
-    if (signal?.aborted) throw new LockAbortedError(this.path, signal.reason);
+    // close() may have come already (or from a 'notLeader' listener): its waiters were told.
+    if (this.closed) return Promise.reject(this.closedError('wait'));
+    if (this.leadership) return Promise.resolve(this.leadership);
+    if (signal?.aborted) return Promise.reject(new LockAbortedError(this.path, signal.reason));
     return new Promise<Leadership>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => waiter.failed(new LockAbortedError(this.path, signal!.reason));
-      const end = (): void => {
+      const end = (): boolean => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.leaderWaiters.delete(waiter);
+        return this.leaderWaiters.delete(waiter);
       };
       const waiter: LeaderWaiter = {
         led: () => {
-          end();
-          resolve(this.current!);
+          if (end()) resolve(this.current!);
         },
         failed: (error) => {
-          end();
-          reject(error);
+          if (end()) reject(error);
         },
       };
+      // Waiting before the join: close() tells it, and the time counts from now, not from the
+      // join's end (up to connectTimeoutMs while ZooKeeper is unreachable).
       this.leaderWaiters.add(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (waitTimeoutMs !== undefined) {
         timer = setTimeout(() => waiter.failed(this.timeoutError(waitTimeoutMs)), waitTimeoutMs);
       }
+      this.start().then(
+        () => {
+          if (this.leadership) waiter.led();
+        },
+        (err: Error) => waiter.failed(err),
+      );
     });
   }
 
@@ -164,8 +182,10 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   /** Leaves: the signal aborts, our node is deleted, so the next participant leads at once. */
   close(): Promise<void> {
-    this.closed = true;
-    this.closing ??= this.leave();
+    if (this.closing) return this.closing;
+    let settle!: (left: Promise<void>) => void;
+    this.closing = new Promise<void>((resolve) => (settle = resolve));
+    settle(this.leave());
     return this.closing;
   }
 
@@ -203,7 +223,12 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   // ---- internals ----------------------------------------------------------------------------
 
+  private get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   private async firstJoin(): Promise<void> {
+    this.host.onStarted(this); // first: a closing client refuses before anything is made
     this.queue ??= latchQueue(
       this.host.connection,
       this.lockPath,
@@ -212,7 +237,6 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
       (node) => this.joined(node),
       (lock) => this.lost(lock),
     );
-    this.host.onStarted(this);
     try {
       await this.join();
     } catch (err) {
