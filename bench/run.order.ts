@@ -53,7 +53,7 @@ export function runOrder(): ScenarioName[] {
  * Peers' rows measured in turn with ours (`--peers` only), by the row of ours they are the
  * peer of: Curator's many-keys (bench/curator.workload.ts).
  */
-const PEER_ROWS: Partial<Record<ScenarioName, ScenarioName>> = {
+export const PEER_ROWS: Partial<Record<ScenarioName, ScenarioName>> = {
   'curator-many-keys': 'many-keys',
 };
 
