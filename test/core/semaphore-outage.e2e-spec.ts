@@ -113,6 +113,21 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     await expectWholeAfterReconnect(await timesOutCutOff(path), path, 0);
   });
 
+  it('a tryAcquire cut off as its lease node is created does not wait for the connection', async () => {
+    const path = `${zk.root}/try-create`;
+    await prepare(path, CREATE, 2);
+    const client = await zk.connect({ connectionString: proxy.connectionString });
+    const err = await answer(
+      client.semaphore(path, { maxLeases: 1 }).tryAcquire(),
+      'the try was answered while the client is cut off',
+    );
+    // As a lock's try without a session: a try does not wait for one.
+    expect(err).toBeInstanceOf(ZooKeeperUnavailableError);
+    expect((err as Error).message).toContain('a try does not wait');
+    expect(client.state).not.toBe('CONNECTED');
+    await expectWholeAfterReconnect(client, path);
+  });
+
   it('ends with LockAbortedError when aborted while its lease node is in doubt', async () => {
     const path = `${zk.root}/abort-create`;
     await prepare(path, CREATE, 2);

@@ -1,6 +1,6 @@
 // When a semaphore acquire's caller stops waiting: its abort, close(), or its deadline.
 import { ClientClosedError, LockAbortedError } from '../errors';
-import { waitTimeoutError } from '../queue/wait-errors';
+import { noSessionForTry, waitTimeoutError } from '../queue/wait-errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { SessionEnded } from './semaphore-watch';
@@ -12,7 +12,8 @@ import { SessionEnded } from './semaphore-watch';
  * waits (LockTimeoutError; ZooKeeperUnavailableError without a connected session, as for a
  * lock). Like Curator's, the deadline bounds waiting (for room, for the connection), not the
  * requests of an acquire that finds room: `waitTimeoutMs: 0` with room free is granted. A
- * deadline that passed during requests ends the next wait as it starts. `error` is set
+ * deadline that passed during requests ends the next wait as it starts; a try has passed it
+ * from the start. `error` is set
  * synchronously as the end comes, so a grant checked after it takes no lease.
  *
  * The caller is answered by the end even while the acquire's requests are stuck in an outage
@@ -37,6 +38,8 @@ export class WaitEnd {
       deadline?: number;
       waitTimeoutMs?: number;
       signal?: AbortSignal;
+      /** tryAcquire: it waits for nothing, a wait for the connection ends at once (as a lock's try). */
+      tryOnly?: boolean;
     },
     private readonly closed: AbortSignal,
     /** The connection of the semaphore's session: tells a busy semaphore from an outage. */
@@ -45,7 +48,8 @@ export class WaitEnd {
     // Both are new and not aborted: take() checked the signal just before.
     w.signal?.addEventListener('abort', this.onAbort, { once: true });
     closed.addEventListener('abort', this.onClose, { once: true });
-    if (w.deadline !== undefined) {
+    if (w.tryOnly) this.overdue = true;
+    else if (w.deadline !== undefined) {
       this.timer = setTimeout(this.onDeadline, Math.max(0, w.deadline - Date.now()));
     }
   }
@@ -148,6 +152,7 @@ export class WaitEnd {
   };
 
   private timeout(): Error {
+    if (this.w.tryOnly) return noSessionForTry(this.connection, this.w.path);
     return waitTimeoutError(this.connection, this.w.path, this.w.waitTimeoutMs!, this.ahead);
   }
 

@@ -149,7 +149,11 @@ export class SemaphoreRecipe {
     const closed = new AbortController();
     this.waits.add(closed);
     const connection = this.host.connectionOf(leasesPath);
-    const end = new WaitEnd({ path, deadline, waitTimeoutMs, signal }, closed.signal, connection);
+    const end = new WaitEnd(
+      { path, deadline, waitTimeoutMs, signal, tryOnly },
+      closed.signal,
+      connection,
+    );
     try {
       for (;;) {
         end.check();
