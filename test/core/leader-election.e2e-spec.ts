@@ -10,6 +10,7 @@ import {
   ElectionClosedError,
   InvalidLockOptionsError,
   InvalidLockPathError,
+  type LeaderLatch,
   LeadershipEnd,
   LeadershipTimeoutError,
   LockLostError,
@@ -24,6 +25,14 @@ const LATCH_NODE = /^_c_[0-9a-f-]{36}-latch-\d{10}$/;
 describe('leader election (Curator LeaderLatch layout)', () => {
   const zk = useCoreFixture('election');
   const clients: ZkLockClient[] = [];
+  /** What `call()` returns, run from `election`'s 'notLeader' listener as it is closed. */
+  const onClosedNotLeader = <T>(election: LeaderLatch, call: () => T): (() => T | undefined) => {
+    let value: T | undefined;
+    election.on('notLeader', (end: LeadershipEnd) => {
+      if (end.reason === 'closed') value = call();
+    });
+    return () => value;
+  };
   const connect = async (): Promise<ZkLockClient> => {
     const client = await ZkLockClient.connect({
       connectionString: zkConnectFromEnv(),
@@ -183,14 +192,11 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     ).rejects.toBeInstanceOf(ElectionClosedError);
     await closing;
 
-    let again: Promise<unknown> | undefined;
-    leader.on('notLeader', (end: LeadershipEnd) => {
-      if (end.reason === 'closed') again = leader.whenLeader().catch((e: unknown) => e);
-    });
+    const again = onClosedNotLeader(leader, () => leader.whenLeader().catch((e: unknown) => e));
     await leader.close();
-    expect(again).toBeDefined();
+    expect(again()).toBeDefined();
     expect(
-      await settlesWithin("whenLeader() from the leader's notLeader listener", again!),
+      await settlesWithin("whenLeader() from the leader's notLeader listener", again()!),
     ).toBeInstanceOf(ElectionClosedError);
   });
 
@@ -202,12 +208,9 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     const election = a.election(path, { participantId: 'a' });
     await election.whenLeader();
     const leave = vi.spyOn(election as unknown as { leave(): Promise<void> }, 'leave');
-    let again: Promise<void> | undefined;
-    election.on('notLeader', (end: LeadershipEnd) => {
-      if (end.reason === 'closed') again = election.close();
-    });
+    const again = onClosedNotLeader(election, () => election.close());
     const closing = election.close();
-    expect(again).toBe(closing);
+    expect(again()).toBe(closing);
     await settlesWithin('close()', closing);
     expect(leave).toHaveBeenCalledTimes(1);
     expect(await zk.admin.children(path)).toEqual([]);
@@ -222,16 +225,13 @@ describe('leader election (Curator LeaderLatch layout)', () => {
     const during = a.election(`${path}-b`, { participantId: 'b' });
     const after = a.election(`${path}-c`, { participantId: 'c' });
     await leader.whenLeader();
-    let joined: Promise<unknown> | undefined;
-    leader.on('notLeader', (end: LeadershipEnd) => {
-      if (end.reason === 'closed') joined = during.whenLeader().catch((e: unknown) => e);
-    });
+    const joined = onClosedNotLeader(leader, () => during.whenLeader().catch((e: unknown) => e));
     await a.close();
-    expect(joined).toBeDefined();
+    expect(joined()).toBeDefined();
     expect(
       await settlesWithin(
         "whenLeader() from a notLeader listener of the client's close()",
-        joined!,
+        joined()!,
       ),
     ).toBeInstanceOf(ClientClosedError);
     expect(during.isLeader).toBe(false);

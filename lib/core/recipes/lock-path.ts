@@ -40,6 +40,12 @@ export interface Recovery {
   usable?: (session: ZkSession) => Promise<boolean>;
 }
 
+/** @internal `recovery` with its defaults filled in. */
+export function withDefaults(recovery: Recovery): Required<Recovery> {
+  const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
+  return { keepGoing, usable };
+}
+
 /**
  * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
  * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
@@ -56,7 +62,7 @@ export async function ensureLockPath(
   recovery: Recovery = {},
   attempts = 10,
 ): Promise<boolean> {
-  const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
+  const { keepGoing, usable } = withDefaults(recovery);
   const segments = path.split('/').slice(1);
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');

@@ -4,7 +4,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import { Listing, ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
 import { deleteWithRetry } from './guaranteed-delete';
-import { ensureLockPath, type Recovery } from './lock-path';
+import { ensureLockPath, withDefaults, type Recovery } from './lock-path';
 import { protectedPrefix } from './lock-naming';
 
 /** @internal The children that one attempt with this uuid created (by its protected prefix). */
@@ -115,7 +115,7 @@ export class ProtectedNode {
     session: ZkSession,
     recovery: Recovery = {},
   ): Promise<Listing | 'not-found' | 'gave-up'> {
-    const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
+    const { keepGoing, usable } = withDefaults(recovery);
     for (;;) {
       if (!(await usable(session))) {
         throw new ZkRequestError(

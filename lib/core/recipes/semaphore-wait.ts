@@ -13,8 +13,8 @@ import { SessionEnded } from './semaphore-watch';
  * lock). Like Curator's, the deadline bounds waiting (for room, for the connection), not the
  * requests of an acquire that finds room: `waitTimeoutMs: 0` with room free is granted. A
  * deadline that passed during requests ends the next wait as it starts; a try has passed it
- * from the start. `error` is set
- * synchronously as the end comes, so a grant checked after it takes no lease.
+ * from the start. `error` is set synchronously as the end comes, so a grant checked after it
+ * takes no lease.
  *
  * The caller is answered by the end even while the acquire's requests are stuck in an outage
  * (a create in doubt waits for the reconnect or the session's end to find its node): the
@@ -41,17 +41,20 @@ export class WaitEnd {
       /** tryAcquire: it waits for nothing, a wait for the connection ends at once (as a lock's try). */
       tryOnly?: boolean;
     },
-    private readonly closed: AbortSignal,
     /** The connection of the semaphore's session: tells a busy semaphore from an outage. */
     private readonly connection: ZkConnection,
   ) {
-    // Both are new and not aborted: take() checked the signal just before.
+    // Not aborted yet: take() checked the signal just before.
     w.signal?.addEventListener('abort', this.onAbort, { once: true });
-    closed.addEventListener('abort', this.onClose, { once: true });
     if (w.tryOnly) this.overdue = true;
     else if (w.deadline !== undefined) {
       this.timer = setTimeout(this.onDeadline, Math.max(0, w.deadline - Date.now()));
     }
+  }
+
+  /** The client is closing (its close()): ClientClosedError. */
+  clientClosed(): void {
+    this.end(new ClientClosedError(this.w.path));
   }
 
   /** Throws the end, if it came. */
@@ -74,9 +77,9 @@ export class WaitEnd {
   }
 
   /** The semaphore's session, once connected (a wait), or the end. */
-  sessionOf(connection: ZkConnection): Promise<ZkSession> {
-    const connected = connection.current.state === 'connected';
-    return connected ? connection.ready() : this.settle(connection.ready(), true);
+  session(): Promise<ZkSession> {
+    const ready = this.connection.ready();
+    return this.connection.current.state === 'connected' ? ready : this.settle(ready, true);
   }
 
   /** Until the session is usable again (a wait), or the end: SessionEnded if it is gone. */
@@ -100,7 +103,6 @@ export class WaitEnd {
   dispose(): void {
     clearTimeout(this.timer);
     this.w.signal?.removeEventListener('abort', this.onAbort);
-    this.closed.removeEventListener('abort', this.onClose);
   }
 
   /** `step`, or the end first; `isWait`: the deadline may end it (waits for room, a session). */
@@ -143,8 +145,6 @@ export class WaitEnd {
 
   private readonly onAbort = (): void =>
     this.end(new LockAbortedError(this.w.path, this.w.signal!.reason));
-
-  private readonly onClose = (): void => this.end(new ClientClosedError(this.w.path));
 
   private readonly onDeadline = (): void => {
     this.overdue = true;

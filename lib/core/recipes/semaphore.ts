@@ -52,7 +52,7 @@ export class SemaphoreRecipe {
   /** One maxLeases per path: in this process, and as recorded on the leases node. */
   private readonly limits = new SemaphoreLimits();
   private readonly watches = new LeasesWatches();
-  private readonly waits = new Set<AbortController>();
+  private readonly waits = new Set<WaitEnd>();
   /** Deletions still under way for callers that already got their answer. */
   private readonly inflight = new Set<Promise<unknown>>();
 
@@ -114,7 +114,7 @@ export class SemaphoreRecipe {
 
   /** close(): waits end with ClientClosedError, held leases are released. */
   async close(): Promise<void> {
-    for (const wait of this.waits) wait.abort();
+    for (const wait of this.waits) wait.clientClosed();
     await Promise.all(
       [...this.leases].map((lease) => {
         lease.lose('client-closed', 'the ZkLockClient was closed');
@@ -146,14 +146,9 @@ export class SemaphoreRecipe {
     const leasesPath = `${lockPath}/${LEASES}`;
     this.limits.use(path, leasesPath, maxLeases);
     this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
-    const closed = new AbortController();
-    this.waits.add(closed);
     const connection = this.host.connectionOf(leasesPath);
-    const end = new WaitEnd(
-      { path, deadline, waitTimeoutMs, signal, tryOnly },
-      closed.signal,
-      connection,
-    );
+    const end = new WaitEnd({ path, deadline, waitTimeoutMs, signal, tryOnly }, connection);
+    this.waits.add(end);
     try {
       for (;;) {
         end.check();
@@ -175,7 +170,7 @@ export class SemaphoreRecipe {
       }
     } finally {
       end.dispose();
-      this.waits.delete(closed);
+      this.waits.delete(end);
       this.limits.unuse(leasesPath);
       this.done(leasesPath);
     }
@@ -213,7 +208,7 @@ export class SemaphoreRecipe {
     const nodes: ProtectedNode[] = [];
     let session: ZkSession;
     try {
-      session = await end.sessionOf(this.host.connectionOf(w.leasesPath));
+      session = await end.session();
       const untilUsable = (): Promise<void> => end.untilUsable(session);
       // A create in doubt is found even after the end, or its node would count as a lease for
       // as long as the session lives; once nobody waits, for a bounded number of answers.
