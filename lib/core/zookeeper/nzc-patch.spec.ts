@@ -10,6 +10,7 @@ import {
   assertSupportedClient,
   chrootOf,
   clientProblems,
+  corkRequests,
   queueRequest,
   walkFrames,
 } from './nzc-patch';
@@ -160,5 +161,47 @@ describe("queueRequest (a request of ours in the client's queue)", () => {
       );
     }
     expect(cm.packetQueue.shift()).toBeUndefined();
+  });
+});
+
+describe('corkRequests (requests issued together leave in one socket write)', () => {
+  const corkable = () => ({
+    writableCorked: 0,
+    destroyed: false,
+    cork() {
+      this.writableCorked++;
+    },
+    uncork() {
+      this.writableCorked--;
+    },
+  });
+  const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('with no reply awaited, writes at the end of the tick (a lone caller is not delayed)', async () => {
+    const cm = { socket: corkable(), pendingQueue: [] };
+    corkRequests(cm);
+    corkRequests(cm); // the same tick: the same write
+    expect(cm.socket.writableCorked).toBe(1);
+    await tick();
+    expect(cm.socket.writableCorked).toBe(0);
+  });
+
+  it("with replies awaited, holds the write to the loop turn's end, across callbacks", async () => {
+    const cm = { socket: corkable(), pendingQueue: [{}] };
+    corkRequests(cm);
+    await tick(); // another caller's callback, its ticks run: still one write to come
+    expect(cm.socket.writableCorked).toBe(1);
+    corkRequests(cm);
+    expect(cm.socket.writableCorked).toBe(1);
+    await turn();
+    expect(cm.socket.writableCorked).toBe(0);
+  });
+
+  it('leaves a missing or destroyed socket alone', () => {
+    expect(() => corkRequests({ socket: undefined, pendingQueue: [] })).not.toThrow();
+    const cm = { socket: { ...corkable(), destroyed: true }, pendingQueue: [] };
+    corkRequests(cm);
+    expect(cm.socket.writableCorked).toBe(0);
   });
 });

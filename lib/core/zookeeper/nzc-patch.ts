@@ -304,7 +304,7 @@ export function queueRequest(
   frame: Buffer,
   done: (err: any, response: any) => void,
 ): void {
-  corkUntilNextTick(cm);
+  corkRequests(cm);
   const header = { xid: 0, type };
   const toBuffer = (): Buffer => {
     frame.writeInt32BE(header.xid, XID_OFFSET);
@@ -347,12 +347,20 @@ export function endConnectionManager(cm: any): void {
   cm.socket?.destroy();
 }
 
-/** Requests issued in the same tick (create + getChildren) leave in one socket write. */
-export function corkUntilNextTick(cm: any): void {
+/**
+ * Requests issued together leave in one socket write (docs/design.md "The connection layer").
+ * With no reply awaited the socket is uncorked at the end of the tick: a lone caller's create +
+ * getChildren leave at once. With replies awaited (other callers on this session), at the end of
+ * this turn of the event loop (setImmediate): callers that send from callbacks of their own
+ * (a release after an I/O callback or an immediate) share the write, as Nagle's algorithm holds
+ * small segments while unacknowledged data is out.
+ */
+export function corkRequests(cm: any): void {
   const socket = cm.socket;
   if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
   socket.cork();
-  process.nextTick(() => socket.uncork());
+  if (cm.pendingQueue.length > 0) setImmediate(() => socket.uncork());
+  else process.nextTick(() => socket.uncork());
 }
 
 /** xid of a watch notification: sent by the server on its own, it answers nothing of ours. */

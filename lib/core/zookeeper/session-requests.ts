@@ -3,7 +3,7 @@ import { AssertionError } from 'node:assert';
 import type { ZooKeeperAuthFailedError } from '../errors';
 import * as zookeeper from './zk-client';
 import type { ZkRequestError } from './zk-errors';
-import { chrootOf, corkUntilNextTick, queueRequest, registerWatcher } from './nzc-patch';
+import { chrootOf, corkRequests, queueRequest, registerWatcher } from './nzc-patch';
 import { RequestDeadlines } from './request-deadlines';
 import { RequestErrors } from './request-errors';
 import { AclEntry, OP, encodeCreate, encodeDelete, encodePathWatch } from './jute-requests';
@@ -77,7 +77,7 @@ export class SessionRequests {
   /** Writes `data` to `path` if the node is still at `version` (the client's own request). */
   setData(path: string, data: Buffer, version: number): Promise<void> {
     return this.request('setData', path, (cb) => {
-      corkUntilNextTick(this.cm);
+      corkRequests(this.cm);
       this.options.client.setData(path, data, version, cb);
     });
   }
