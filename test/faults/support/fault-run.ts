@@ -23,8 +23,34 @@ export interface FaultRunOptions {
   sessionMs: number;
   waitMs: number;
   noLock?: boolean;
-  /** Each contender's client option `sessions` (default 1). */
+  /**
+   * Each contender's client option `sessions`; left out, the client's default (CLIENT_DEFAULTS),
+   * as users run it.
+   */
   sessions?: number;
+}
+
+/** A lock one contender's client told it was lost (its `lost` event). */
+export interface LostReport {
+  worker: number;
+  path: string;
+  /** The index of the session the lock was on. */
+  session: number;
+  reason: string;
+}
+
+/** One session of a contender's client changed state (its `session` event). */
+export interface SessionReport {
+  worker: number;
+  index: number;
+  state: string;
+}
+
+/** A path a contender holds in a section the harness asked for, and that section's report. */
+export interface HeldSection {
+  path: string;
+  token: string;
+  op: Promise<Record<string, unknown>>;
 }
 
 interface Op {
@@ -59,6 +85,12 @@ export class FaultRun {
   phase: Phase = 'before';
   readonly ops: Op[] = [];
   readonly workers: ChildProcess[] = [];
+  /** Each contender's number of sessions, as its client reported when ready. */
+  readonly sessions: number[] = [];
+  readonly lost: LostReport[] = [];
+  readonly sessionChanges: SessionReport[] = [];
+  /** How each contender ended: `code` 0 and no `signal` when it closed and exited by itself. */
+  readonly exits: { code: number | null; signal: string | null }[] = [];
   private readonly store = new Map<string, PathState>();
   private lostUpdates = 0;
   private staleRefused = 0;
@@ -69,7 +101,35 @@ export class FaultRun {
   async start(): Promise<void> {
     const count = this.options.processes ?? 4;
     for (let i = 0; i < count; i++) this.workers.push(this.spawn(i));
-    await Promise.all(this.workers.map((w, i) => this.next(i, (m) => m.type === 'ready')));
+    const ready = await Promise.all(
+      this.workers.map((w, i) => this.next(i, (m) => m.type === 'ready')),
+    );
+    ready.forEach((m, i) => (this.sessions[i] = Number(m.sessions)));
+  }
+
+  get paths(): string[] {
+    return this.options.paths;
+  }
+
+  /**
+   * Asks `worker` to take every lock path in its next section (one lock per path: one on each of
+   * its sessions when the paths spread over them) and to hold them as `command` says
+   * ('pause-in-section', 'linger' or 'block'); resolves once it holds them, with each path's
+   * token and the report of its section when it ends.
+   */
+  async holdEveryPath(worker: number, command: Record<string, unknown>): Promise<HeldSection[]> {
+    const inSection = this.next(worker, (m) => m.type === 'in-section');
+    this.workers[worker].send({ ...command, all: true });
+    const held = (await inSection).held as { path: string; token: string }[];
+    return held.map(({ path, token }) => ({
+      path,
+      token,
+      op: this.next(
+        worker,
+        (m) => m.type === 'op' && m.path === path && m.token === token,
+        scaled(300_000),
+      ),
+    }));
   }
 
   /** Resolves with the next message of `worker` that matches. */
@@ -185,11 +245,12 @@ export class FaultRun {
         SESSION_MS: String(this.options.sessionMs),
         WAIT_MS: String(this.options.waitMs),
         NO_LOCK: this.options.noLock ? '1' : '0',
-        SESSIONS: String(this.options.sessions ?? 1),
+        SESSIONS: this.options.sessions === undefined ? '' : String(this.options.sessions),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.on('message', (m: Record<string, unknown>) => this.onMessage(index, child, m));
+    child.on('exit', (code, signal) => (this.exits[index] = { code, signal }));
     return child;
   }
 
@@ -211,6 +272,11 @@ export class FaultRun {
         signalAborted: m.signalAborted as boolean | undefined,
         waitedMs: m.waitedMs as number | undefined,
       });
+    } else if (m.type === 'lost') {
+      const { path, session, reason } = m as { path: string; session: number; reason: string };
+      this.lost.push({ worker: index, path, session, reason });
+    } else if (m.type === 'session') {
+      this.sessionChanges.push({ worker: index, index: Number(m.index), state: String(m.state) });
     }
     for (const listener of [...this.listeners]) listener(index, m);
   }
