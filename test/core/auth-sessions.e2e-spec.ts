@@ -8,6 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZkLockClient, ZooKeeperAuthFailedError } from '../../lib';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
 
@@ -16,6 +17,7 @@ const CREDENTIALS = 'orders-app:s3cret-Pa55';
 describe('servers that refuse the credentials (AUTH_FAILED)', () => {
   let server: ZooKeeperServer;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     // A server without the digest provider answers AUTH_FAILED and closes the connection.
     server = await ZooKeeperServer.start({
@@ -87,6 +89,7 @@ describe('credentials on every connection and every session', () => {
     return { locks, states };
   };
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => (server = await ZooKeeperServer.start()));
 
   afterAll(async () => {
@@ -138,6 +141,7 @@ describe('servers that start refusing the credentials while the client runs', ()
   let server: ZooKeeperServer;
   const root = testRoot('auth-revoked');
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => (server = await ZooKeeperServer.start()));
   afterAll(() => server.stop());
 

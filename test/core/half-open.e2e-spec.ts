@@ -5,6 +5,7 @@
  */
 import { LockState, ZkLockClient } from '../../lib';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
 
@@ -14,6 +15,7 @@ describe('half-open connection', () => {
   let server: ZooKeeperServer;
   let locks: ZkLockClient;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     locks = await ZkLockClient.connect({

@@ -4,6 +4,7 @@
  */
 import { InvalidLockPathError, MAX_LOCK_PATH_BYTES, ZkLockClient, ZkLockError } from '../../lib';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { testRoot, ZkAdmin } from './support/zk-admin';
 
 const INVALID: unknown[] = [
@@ -29,6 +30,7 @@ describe('invalid lock paths', () => {
   let server: ZooKeeperServer;
   let locks: ZkLockClient;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     // The longest session the server allows: pings (which count as packets) come rarely.

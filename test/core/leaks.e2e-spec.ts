@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { LockLostError, ZkLockClient } from '../../lib';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { snapshotResources } from './support/resources';
 import { testRoot, ZkAdmin } from './support/zk-admin';
 
@@ -29,6 +30,7 @@ describe('resource hygiene over many lock cycles', () => {
     return client;
   };
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     admin = await ZkAdmin.connect(server.connectionString);

@@ -9,6 +9,7 @@
 import { LockLostError, ZkLockClient } from '../../lib';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
 describe('a lock lost during an outage', () => {
@@ -16,6 +17,7 @@ describe('a lock lost during an outage', () => {
   let server: ZooKeeperServer;
   let locks: ZkLockClient;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     locks = await ZkLockClient.connect({

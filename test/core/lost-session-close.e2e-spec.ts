@@ -10,11 +10,13 @@ import { ConnectionState, ZkLockClient } from '../../lib';
 import { trackOwnResources } from '../support/own-resources';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually } from './support/zk-admin';
 
 describe('close() of a client whose session is lost', () => {
   let server: ZooKeeperServer;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
   });

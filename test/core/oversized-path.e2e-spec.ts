@@ -9,6 +9,7 @@
 import { ConnectionState, ZkLockClient } from '../../lib';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
 const SERVER_MAX_BUFFER = 2048;
@@ -45,6 +46,7 @@ describe('a lock path the server refuses to read', () => {
     return counter;
   };
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start({ jvmFlags: [`-Djute.maxbuffer=${SERVER_MAX_BUFFER}`] });
   });

@@ -13,6 +13,7 @@ import {
 } from '../../lib';
 import { makeTestCertificates, TestCertificates } from '../support/certs';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { LockAgent } from './support/agents';
 import { testRoot, ZkAdmin } from './support/zk-admin';
 
@@ -31,6 +32,7 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
   const clients: ZkLockClient[] = [];
   const agents: LockAgent[] = [];
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     certs = makeTestCertificates();
     server = await ZooKeeperServer.start({

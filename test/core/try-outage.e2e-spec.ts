@@ -6,6 +6,7 @@
 import { ZkLockClient, ZooKeeperUnavailableError } from '../../lib';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually, testRoot } from './support/zk-admin';
 
 describe('tryAcquire during a ZooKeeper outage', () => {
@@ -13,6 +14,7 @@ describe('tryAcquire during a ZooKeeper outage', () => {
   let server: ZooKeeperServer;
   let locks: ZkLockClient;
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     locks = await ZkLockClient.connect({

@@ -12,6 +12,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../../lib';
 import { ZooKeeperServer } from '../support/zookeeper';
+import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { scaled } from '../support/time-scale';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
@@ -34,6 +35,7 @@ describe('ZooKeeper stopped and restarted under a held lock', () => {
     return client;
   };
 
+  printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
   });

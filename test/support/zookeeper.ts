@@ -9,14 +9,17 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   rmSync,
   writeFileSync,
+  writeSync,
   closeSync,
   cpSync,
 } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listenersOf, serverPorts } from './server-ports';
 import { scaled } from './time-scale';
 
 const DEBIAN_JAR = '/usr/share/java/zookeeper.jar';
@@ -42,7 +45,14 @@ export function findZooKeeperClasspath(): string {
   }
   // Debian's jar lists netty-handler but not netty-codec (which its SslHandler needs) in its
   // Class-Path: without it a Netty server (TLS, `secureClientPort`) accepts no client at all.
-  return `/etc/zookeeper/conf:${DEBIAN_JAR}:/usr/share/java/netty-codec.jar`;
+  // Nor does it bind an SLF4J logger (silent server.log): slf4j-simple (same Debian package as
+  // the slf4j-api it lists) writes the warnings and errors, a BindException among them.
+  return [
+    '/etc/zookeeper/conf',
+    DEBIAN_JAR,
+    '/usr/share/java/netty-codec.jar',
+    '/usr/share/java/slf4j-simple.jar',
+  ].join(':');
 }
 
 /**
@@ -60,7 +70,10 @@ export function installDebianPackage(pkg: string, file: string, missing: string)
   if (!existsSync(file)) throw new Error(`apt-get installed ${pkg} but ${file} is missing`);
 }
 
-/** A free TCP port on 127.0.0.1 (the OS picks it). */
+/**
+ * A free TCP port on 127.0.0.1 (the OS picks it, from the ephemeral range): for a port nothing
+ * listens on, or a short-lived server. ZooKeeper members take theirs from server-ports.ts.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -148,7 +161,8 @@ export class ZooKeeperMember {
 
   start(): void {
     if (this.running) return;
-    const log = openSync(join(this.dataDir, 'server.log'), 'a');
+    const log = openSync(this.logFile, 'a');
+    writeSync(log, `--- ${new Date().toISOString()} starting on port ${this.clientPort}\n`);
     this.proc = spawn(
       'java',
       [
@@ -158,6 +172,9 @@ export class ZooKeeperMember {
         '-Dzookeeper.admin.enableServer=false',
         '-Dzookeeper.jmx.log4j.disable=true',
         '-Dzookeeper.root.logger=WARN,CONSOLE',
+        '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+        '-Dorg.slf4j.simpleLogger.showDateTime=true',
+        "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSZ",
         ...this.jvmFlags,
         '-cp',
         this.classpath,
@@ -180,23 +197,49 @@ export class ZooKeeperMember {
     this.watchdog.unref();
   }
 
-  /** Waits until the member serves clients (standalone, leader or follower). */
+  get logFile(): string {
+    return join(this.dataDir, 'server.log');
+  }
+
+  /**
+   * Waits until the member serves clients (standalone, leader or follower) and checks that the
+   * server on its port is this member: `conf` names this member's data dir, not that of a
+   * server which took the port while this one was stopped. Fails at once when the port answers
+   * for another server or the JVM exited (a port it could not bind), printing server.log's end.
+   */
   async waitServing(timeoutMs = scaled(120_000)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    const ours = join(this.dataDir, 'version-2');
     for (;;) {
-      if (!this.running)
-        throw new Error(
-          `ZooKeeper member ${this.id} exited; see ${join(this.dataDir, 'server.log')}`,
-        );
+      if (!this.running) throw this.failure(this.exitReason());
       const srvr = await fourLetterWord(this.clientPort, 'srvr', 1000).catch(() => '');
-      if (/Mode: (standalone|leader|follower)/.test(srvr)) return;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `ZooKeeper member ${this.id} on port ${this.clientPort} not serving after ${timeoutMs} ms`,
-        );
+      if (/Mode: (standalone|leader|follower)/.test(srvr)) {
+        const conf = await fourLetterWord(this.clientPort, 'conf', 1000).catch(() => '');
+        const dataDir = /^dataDir=(.*)$/m.exec(conf)?.[1];
+        if (dataDir === ours) return;
+        if (dataDir) {
+          throw this.failure(
+            `the port answers for another ZooKeeper (dataDir=${dataDir}, not ${ours}): ` +
+              'it was taken while this member was stopped',
+          );
+        }
       }
+      if (Date.now() > deadline) throw this.failure(`not serving after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /** The last `lines` lines of server.log ('' when there is none). */
+  logTail(lines = 50): string {
+    if (!existsSync(this.logFile)) return '';
+    return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  }
+
+  /** Prints the end of server.log to stderr (stopping the server removes the data dir). */
+  printLogTail(why: string): void {
+    const member = `ZooKeeper member ${this.id} (port ${this.clientPort})`;
+    const lines = [`--- ${member}, ${why}: end of ${this.logFile}`, this.logTail(), '--- end'];
+    process.stderr.write(lines.join('\n') + '\n');
   }
 
   /** `leader`, `follower`, `standalone`, or `down` (not serving: stopped, paused, no quorum). */
@@ -230,10 +273,32 @@ export class ZooKeeperMember {
     this.proc?.kill('SIGCONT');
   }
 
+  /** Stops and starts the member on the same port (its clients hold it in their connect string). */
   async restart(): Promise<void> {
     await this.stop();
     this.start();
     await this.waitServing();
+  }
+
+  private exitReason(): string {
+    if (!this.proc) return 'not started';
+    const exit = `exited (${this.proc.exitCode ?? this.proc.signalCode})`;
+    if (!/java\.net\.BindException/.test(this.logTail())) return exit;
+    const ports = [this.clientPort, this.secureClientPort].filter((p) => p !== undefined);
+    return (
+      `${exit}: a port of ${this.configFile} is taken (java.net.BindException); ` +
+      ports.map((port) => `listening on ${port}: ${listenersOf(port)}`).join('; ') +
+      '. A restarted member needs its old ports: its clients hold them in their connect string'
+    );
+  }
+
+  /** An error naming this member and its port, after printing the end of its server.log. */
+  private failure(what: string): Error {
+    this.printLogTail(what);
+    return new Error(
+      `ZooKeeper member ${this.id} on port ${this.clientPort}: ${what}. ` +
+        `The end of ${this.logFile} is printed above (stderr).`,
+    );
   }
 
   private async signalAndWait(signal: NodeJS.Signals): Promise<void> {
@@ -272,8 +337,8 @@ export class ZooKeeperServer {
     const classpath = findZooKeeperClasspath();
     const ownsBaseDir = !options.baseDir;
     const baseDir = options.baseDir ?? mkdtempSync(join(tmpdir(), 'zk-'));
-    const ports = await distinctFreePorts(size * 3);
-    const securePorts = options.secureClientPort ? await distinctFreePorts(size, ports) : [];
+    const ports = await serverPorts(size * 3);
+    const securePorts = options.secureClientPort ? await serverPorts(size) : [];
     const servers = Array.from({ length: size }, (_, i) => {
       const [, peer, election] = ports.slice(i * 3, i * 3 + 3);
       return `server.${i + 1}=127.0.0.1:${peer}:${election}`;
@@ -291,7 +356,7 @@ export class ZooKeeperServer {
         `dataDir=${dataDir}`,
         `clientPort=${clientPort}`,
         'clientPortAddress=127.0.0.1',
-        '4lw.commands.whitelist=*',
+        '4lw.commands.whitelist=*', // srvr and conf for waitServing, mntr, cons, wchc...
         'admin.enableServer=false',
         'minSessionTimeout=1000',
         'maxSessionTimeout=60000',
@@ -348,19 +413,15 @@ export class ZooKeeperServer {
     await Promise.all(this.members.filter((m) => m.running).map((m) => m.waitServing(timeoutMs)));
   }
 
+  /** Prints the end of each member's server.log to stderr (see ZooKeeperMember.printLogTail). */
+  printLogTails(why: string): void {
+    this.members.forEach((m) => m.printLogTail(why));
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.members.map((m) => m.stop()));
     if (this.ownsBaseDir) rmSync(this.baseDir, { recursive: true, force: true });
   }
-}
-
-async function distinctFreePorts(count: number, taken: number[] = []): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) {
-    const port = await freePort();
-    if (!taken.includes(port)) ports.add(port);
-  }
-  return [...ports];
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { ZkLockClient, ZkLockClientOptions } from '../../../lib';
 import { ZooKeeperOptions, ZooKeeperServer } from '../../support/zookeeper';
+import { printServerLogOnFailure } from '../../support/server-log-on-failure';
 import { killAllFixtures, LockAgent } from './agents';
 import { eventually, testRoot, ZkAdmin } from './zk-admin';
 import { scaled } from '../../support/time-scale';
@@ -90,6 +91,8 @@ export function useOwnServer(
     }
   });
 
+  printServerLogOnFailure(() => fixture.server);
+
   afterEach(async () => {
     fixture.server.members[0].resume(); // in case a test failed while the server was frozen
     await Promise.allSettled(agents.map((agent) => agent.close()));
@@ -100,10 +103,16 @@ export function useOwnServer(
   });
 
   afterAll(async () => {
-    await fixture.observer?.close();
-    await fixture.admin?.removeTree(fixture.root);
-    fixture.admin?.close();
-    await fixture.server?.stop();
+    try {
+      await fixture.observer?.close();
+      await fixture.admin?.removeTree(fixture.root);
+    } catch (err) {
+      fixture.server?.printLogTails(`the clean-up failed: ${err}`);
+      throw err;
+    } finally {
+      fixture.admin?.close();
+      await fixture.server?.stop();
+    }
   });
 
   return fixture;

@@ -70,13 +70,24 @@ export function zkConnectFromEnv(): string {
 }
 
 export class ZkAdmin {
-  private constructor(private readonly client: RawClient) {}
+  private constructor(
+    private readonly client: RawClient,
+    private readonly connectionString: string,
+    private readonly requestTimeoutMs: number,
+  ) {}
 
-  /** `auth`: digest "user:password" credentials (for nodes created with acl: 'creator'). */
+  /**
+   * `auth`: digest "user:password" credentials (for nodes created with acl: 'creator').
+   * `requestTimeoutMs`: how long a request may go unanswered. By default longer than the admin's
+   * 30 s session timeout, so one sent while the server restarts or is frozen still gets its
+   * answer, and well within the runner's 120 s per-test timeout, so a server that never answers
+   * fails the step by its name (op and path) instead of by the test's timeout.
+   */
   static connect(
     connectionString: string,
     timeoutMs = scaled(30_000),
     auth: string[] = [],
+    requestTimeoutMs = scaled(60_000),
   ): Promise<ZkAdmin> {
     const client = zookeeper.createClient(connectionString, { sessionTimeout: 30_000 });
     for (const credential of auth) client.addAuthInfo('digest', Buffer.from(credential));
@@ -89,52 +100,46 @@ export class ZkAdmin {
       }, timeoutMs);
       client.once('connected', () => {
         clearTimeout(timer);
-        resolve(new ZkAdmin(client));
+        resolve(new ZkAdmin(client, connectionString, requestTimeoutMs));
       });
       client.connect();
     });
   }
 
   /** Children of `path`, or [] when it does not exist. */
-  children(path: string): Promise<string[]> {
-    return new Promise((resolve, reject) =>
-      this.client.getChildren(path, (err, children) => {
-        if (err && err.getCode() === NO_NODE) resolve([]);
-        else if (err) reject(err);
-        else resolve(children);
-      }),
-    );
+  async children(path: string): Promise<string[]> {
+    try {
+      return await this.request<string[]>('getChildren', path, (cb) =>
+        this.client.getChildren(path, cb),
+      );
+    } catch (err) {
+      if (isNoNode(err)) return [];
+      throw err;
+    }
   }
 
   /**
    * Arms a child watch on `path` (which must exist); resolves once it is armed with `changed`,
    * which settles when a child of `path` is next created or deleted.
    */
-  watchChildren(path: string): Promise<{ changed: Promise<void> }> {
+  async watchChildren(path: string): Promise<{ changed: Promise<void> }> {
     let fire!: () => void;
     const changed = new Promise<void>((resolve) => (fire = resolve));
-    return new Promise((resolve, reject) =>
-      this.client.getChildren(
-        path,
-        () => fire(),
-        (err) => (err ? reject(err) : resolve({ changed })),
-      ),
+    await this.request<string[]>('getChildren with a watch', path, (cb) =>
+      this.client.getChildren(path, () => fire(), cb),
     );
+    return { changed };
   }
 
-  exists(path: string): Promise<boolean> {
-    return new Promise((resolve, reject) =>
-      this.client.exists(path, (err, stat) => (err ? reject(err) : resolve(!!stat))),
-    );
+  async exists(path: string): Promise<boolean> {
+    return !!(await this.request<RawStat | null>('exists', path, (cb) =>
+      this.client.exists(path, cb),
+    ));
   }
 
   /** How many times children of `path` were created or deleted (its Stat's cversion). */
-  childChanges(path: string): Promise<number> {
-    return new Promise((resolve, reject) =>
-      this.client.exists(path, (err, stat) =>
-        err ? reject(err) : stat ? resolve(stat.cversion) : reject(new Error(`${path} is gone`)),
-      ),
-    );
+  async childChanges(path: string): Promise<number> {
+    return (await this.stat(path)).cversion;
   }
 
   /**
@@ -147,73 +152,50 @@ export class ZkAdmin {
     mode: 'persistent' | 'ephemeral' | 'sequential',
   ): Promise<string> {
     const parent = path.slice(0, path.lastIndexOf('/'));
-    if (parent) await this.done((cb) => this.client.mkdirp(parent, cb));
+    if (parent) await this.request('mkdirp', parent, (cb) => this.client.mkdirp(parent, cb));
     const flags = { persistent: 0, ephemeral: 1, sequential: 2 }[mode];
-    return new Promise((resolve, reject) =>
-      this.client.create(path, Buffer.from(data), flags, (err, created) =>
-        err ? reject(err) : resolve(created),
-      ),
+    return this.request<string>('create', path, (cb) =>
+      this.client.create(path, Buffer.from(data), flags, cb),
     );
   }
 
   /** The node's data as text ('' for none). */
   async getData(path: string): Promise<string> {
-    return new Promise((resolve, reject) =>
-      this.client.getData(path, (err, data) =>
-        err ? reject(err) : resolve(data?.toString() ?? ''),
-      ),
+    const data = await this.request<Buffer | null>('getData', path, (cb) =>
+      this.client.getData(path, cb),
     );
+    return data?.toString() ?? '';
   }
 
   setData(path: string, data: string): Promise<void> {
-    return this.done((cb) => this.client.setData(path, Buffer.from(data), -1, cb));
+    return this.request('setData', path, (cb) =>
+      this.client.setData(path, Buffer.from(data), -1, cb),
+    );
   }
 
   /** The node's ACL as `scheme:id` with the permission bits (31 = all). */
-  acl(path: string): Promise<Array<{ id: string; permission: number }>> {
-    return new Promise((resolve, reject) =>
-      this.client.getACL(path, (err, acls) =>
-        err
-          ? reject(err)
-          : resolve(
-              acls.map((a) => ({ id: `${a.id.scheme}:${a.id.id}`, permission: a.permission })),
-            ),
-      ),
-    );
+  async acl(path: string): Promise<Array<{ id: string; permission: number }>> {
+    const acls = await this.request<RawAcl[]>('getACL', path, (cb) => this.client.getACL(path, cb));
+    return acls.map((a) => ({ id: `${a.id.scheme}:${a.id.id}`, permission: a.permission }));
   }
 
   /** Deletes one node (any version). */
   remove(path: string): Promise<void> {
-    return this.done((cb) => this.client.remove(path, -1, cb));
-  }
-
-  private done(send: (cb: (err: RawError | null) => void) => void): Promise<void> {
-    return new Promise((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
+    return this.request('remove', path, (cb) => this.client.remove(path, -1, cb));
   }
 
   /** The zxid that created `path`. */
-  czxid(path: string): Promise<bigint> {
-    return new Promise((resolve, reject) =>
-      this.client.exists(path, (err, stat) =>
-        err || !stat
-          ? reject(err ?? new Error(`${path} is gone`))
-          : resolve(stat.czxid.readBigUInt64BE(0)),
-      ),
-    );
+  async czxid(path: string): Promise<bigint> {
+    return (await this.stat(path)).czxid.readBigUInt64BE(0);
   }
 
   /**
    * The sequence number the next sequential child of `path` gets: ZooKeeper's stored child
    * counter (creates only), which the Stat shows as cversion = 2 * counter - numChildren.
    */
-  nextSequence(path: string): Promise<number> {
-    return new Promise((resolve, reject) =>
-      this.client.exists(path, (err, stat) =>
-        err || !stat
-          ? reject(err ?? new Error(`${path} is gone`))
-          : resolve(((stat.cversion >>> 0) + stat.numChildren) / 2),
-      ),
-    );
+  async nextSequence(path: string): Promise<number> {
+    const stat = await this.stat(path);
+    return ((stat.cversion >>> 0) + stat.numChildren) / 2;
   }
 
   /** Number of znodes strictly below `path` (0 when it does not exist). */
@@ -228,16 +210,46 @@ export class ZkAdmin {
   /** Removes `path` and everything below it; missing nodes are fine. */
   async removeTree(path: string): Promise<void> {
     for (const child of await this.children(path)) await this.removeTree(`${path}/${child}`);
-    await new Promise<void>((resolve, reject) =>
-      this.client.remove(path, -1, (err) =>
-        err && err.getCode() !== NO_NODE ? reject(err) : resolve(),
-      ),
-    );
+    await this.remove(path).catch((err) => {
+      if (!isNoNode(err)) throw err;
+    });
   }
 
   close(): void {
     this.client.close();
   }
+
+  private async stat(path: string): Promise<RawStat> {
+    const stat = await this.request<RawStat | null>('exists', path, (cb) =>
+      this.client.exists(path, cb),
+    );
+    if (!stat) throw new Error(`${path} is gone`);
+    return stat;
+  }
+
+  /** Sends one request; fails naming `op` and `path` when no answer comes in time. */
+  private request<T = void>(
+    op: string,
+    path: string,
+    send: (cb: (err: RawError | null, result?: T) => void) => void,
+  ): Promise<T> {
+    const { connectionString, requestTimeoutMs } = this;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const what = `${op} ${path} from ${connectionString} in ${requestTimeoutMs} ms`;
+        reject(new Error(`test admin: no answer to ${what}`));
+      }, requestTimeoutMs);
+      send((err, result) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(result as T);
+      });
+    });
+  }
+}
+
+function isNoNode(err: unknown): boolean {
+  return typeof (err as RawError).getCode === 'function' && (err as RawError).getCode() === NO_NODE;
 }
 
 /**
