@@ -2,10 +2,18 @@
  * Issue #2 §5.4: a waiter that times out or is aborted removes its queue node; tryAcquire returns
  * null (and leaves nothing behind) while another process holds the lock.
  */
-import { LockAbortedError, LockTimeoutError, ZkLockError } from '../../lib';
+import {
+  LockAbortedError,
+  type LockHandle,
+  LockTimeoutError,
+  ZkLockClient,
+  ZkLockError,
+  ZooKeeperUnavailableError,
+} from '../../lib';
 import type { LockAgent } from './support/agents';
 import { useCoreFixture } from './support/core-fixture';
-import { eventually } from './support/zk-admin';
+import { TcpProxy } from './support/tcp-proxy';
+import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 describe('timeout, abort and tryAcquire while another process holds', () => {
   const zk = useCoreFixture('timeout');
@@ -82,5 +90,177 @@ describe('timeout, abort and tryAcquire while another process holds', () => {
     expect(lock?.state).toBe('held');
     await lock?.release();
     expect(await zk.admin.children(path)).toEqual([]);
+  });
+});
+
+/**
+ * Issue #24: the deadline bounds waiting, not the requests of an acquire (docs/design.md
+ * "Deadlines", as Curator's InterProcessMutex.acquire(time, unit)). A wait that ends while its
+ * node is created and listed on a connected session is answered by that listing; it ended at
+ * once, so a free lock with `waitTimeoutMs: 1` failed with LockTimeoutError where
+ * `waitTimeoutMs: 0` (one try) was granted. One client goes through a TCP proxy that can hold its
+ * requests until the deadline has passed.
+ */
+describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire', () => {
+  const zk = useCoreFixture('short-deadline');
+  const CREATE = 1;
+  let proxy: TcpProxy;
+  let client: ZkLockClient;
+
+  beforeEach(async () => {
+    proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
+    client = await ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessionTimeoutMs: 20_000,
+      sessions: 1, // its requests are the ones held below
+    });
+  });
+
+  afterEach(async () => {
+    proxy.unblock();
+    proxy.releaseRequests();
+    await client.close();
+    await proxy.close();
+  });
+
+  /** A lock node that exists and is free. */
+  const freeLock = async (name: string): Promise<string> => {
+    const path = `${zk.root}/${name}`;
+    await zk.admin.create(path, '', 'persistent');
+    return path;
+  };
+
+  /** Whether `promise` has settled yet. */
+  const settledFlag = (promise: Promise<unknown>): (() => boolean) => {
+    let done = false;
+    void promise.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    return () => done;
+  };
+
+  /**
+   * An acquire of `path` with `waitTimeoutMs`, its create and listing held by the proxy until
+   * the deadline has passed with the acquire still unanswered; then they go on.
+   */
+  const acquireWithRequestsPastDeadline = async (
+    path: string,
+    waitTimeoutMs: number,
+  ): Promise<unknown> => {
+    proxy.holdRequests();
+    const startedAt = Date.now();
+    const acquiring = client.acquire(path, { waitTimeoutMs }).catch((e: unknown) => e);
+    const settled = settledFlag(acquiring);
+    await eventually('the create is held', () => proxy.heldOps.includes(CREATE));
+    await eventually('the deadline has passed', () => Date.now() - startedAt > 2 * waitTimeoutMs);
+    expect(settled()).toBe(false); // not answered while its requests are under way
+    proxy.releaseRequests();
+    return acquiring;
+  };
+
+  it('grants a free lock with waitTimeoutMs 1, 50 times of 50', async () => {
+    const path = await freeLock('free-direct');
+    for (let i = 0; i < 50; i++) {
+      const lock = await zk.locks.acquire(path, { waitTimeoutMs: 1 });
+      await lock.release();
+    }
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('grants free read, write, multi-path locks and semaphores with waitTimeoutMs 1, 20 times each', async () => {
+    const [rw, a, b, sem] = await Promise.all(['rw', 'a', 'b', 'sem'].map(freeLock));
+    const options = { waitTimeoutMs: 1 };
+    const takes: Array<() => Promise<{ release(): Promise<void> }>> = [
+      () => zk.locks.readLock(rw).acquire(options),
+      () => zk.locks.writeLock(rw).acquire(options),
+      () => zk.locks.acquireAll([a, b], options),
+      () => zk.locks.semaphore(sem, { maxLeases: 1 }).acquire(options),
+    ];
+    for (const take of takes) {
+      for (let i = 0; i < 20; i++) await (await take()).release();
+    }
+  });
+
+  it('grants a free lock whose create is answered after the deadline', async () => {
+    const path = await freeLock('free-held');
+    const lock = await acquireWithRequestsPastDeadline(path, 20);
+    expect(lock).not.toBeInstanceOf(Error);
+    expect((lock as LockHandle).state).toBe('held');
+    await (lock as LockHandle).release();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('of two callers sharing one node past the deadline, grants the first and times out the second', async () => {
+    const path = await freeLock('batch-held');
+    proxy.holdRequests();
+    const startedAt = Date.now();
+    // One tick: one node for both (docs/design.md "Ownership and batching inside one process").
+    const [first, second] = [20, 20].map((waitTimeoutMs) =>
+      client.acquire(path, { waitTimeoutMs }).catch((e: unknown) => e),
+    );
+    await eventually('the create is held', () => proxy.heldOps.includes(CREATE));
+    await eventually('the deadline has passed', () => Date.now() - startedAt > 40);
+    proxy.releaseRequests();
+    const lock = (await first) as LockHandle;
+    expect(lock.state).toBe('held');
+    // The second is not first (the first holds its node) and its time is spent.
+    expect(await second).toBeInstanceOf(LockTimeoutError);
+    expect(await second).toMatchObject({ waitTimeoutMs: 20, ahead: 1 });
+    await lock.release();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('times out on a busy lock whose create is answered after the deadline, leaving no node', async () => {
+    const path = await freeLock('busy-held');
+    const held = await zk.locks.acquire(path); // another client (session) holds it
+    const error = await acquireWithRequestsPastDeadline(path, 20);
+    expect(error).toBeInstanceOf(LockTimeoutError);
+    expect(error).toMatchObject({ path, waitTimeoutMs: 20, ahead: 1 });
+    await eventually('only the holder node is left', async () => {
+      return (await zk.admin.children(path)).length === 1;
+    });
+    await held.release();
+  });
+
+  it('times out on a busy lock with waitTimeoutMs 1, leaving no node', async () => {
+    const path = await freeLock('busy-direct');
+    const held = await client.acquire(path); // another client (session) holds it
+    for (let i = 0; i < 10; i++) {
+      const error = await zk.locks.acquire(path, { waitTimeoutMs: 1 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockTimeoutError);
+    }
+    await eventually('only the holder node is left', async () => {
+      return (await zk.admin.children(path)).length === 1;
+    });
+    await held.release();
+  });
+
+  it('ends with ZooKeeperUnavailableError when the connection drops after the deadline, during the create', async () => {
+    const path = await freeLock('dropped');
+    proxy.holdRequests();
+    const startedAt = Date.now();
+    const acquiring = client.acquire(path, { waitTimeoutMs: 20 }).catch((e: unknown) => e);
+    const settled = settledFlag(acquiring);
+    await eventually('the create is held', () => proxy.heldOps.includes(CREATE));
+    await eventually('the deadline has passed', () => Date.now() - startedAt > 40);
+    expect(settled()).toBe(false);
+    proxy.block();
+    const error = await acquiring;
+    expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
+    expect(error).toMatchObject({ timeoutMs: 20 });
+    expect(client.state).not.toBe('CONNECTED'); // answered by the drop, not after a reconnect
+  });
+
+  it('ends with ZooKeeperUnavailableError at its deadline while the connection is blocked', async () => {
+    const path = await freeLock('blocked');
+    proxy.block();
+    await eventually('the client saw the disconnect', () => client.state !== 'CONNECTED');
+    const startedAt = Date.now();
+    const error = await client.acquire(path, { waitTimeoutMs: 200 }).catch((e: unknown) => e);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(195);
+    expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
+    expect(error).toMatchObject({ timeoutMs: 200 });
+    expect(client.state).not.toBe('CONNECTED');
   });
 });

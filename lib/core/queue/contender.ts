@@ -60,6 +60,8 @@ export class Contender {
   private generation = 0;
   private syncing = false;
   private syncAgain = false;
+  /** enter() is under way: the create and the listing that places the node. */
+  private entering = false;
   /** The watch on the node ahead of ours, from its first use on (see predecessorWatch). */
   private aheadWatch?: PredecessorWatch;
   /** What a failed create does next, from the first failure on (see failures). */
@@ -114,6 +116,11 @@ export class Contender {
     return this.state.kind === 'abandoned' || this.state.kind === 'removed';
   }
 
+  /** Its create and first listing are under way, its place not known yet (enter()). */
+  get placing(): boolean {
+    return this.entering && !this.isGone && this.place === undefined;
+  }
+
   /** The server has said, since the last reconnect, that our node exists. */
   get confirmed(): boolean {
     return !!this.watch?.confirmed;
@@ -126,15 +133,20 @@ export class Contender {
 
   /** Creates our node and learns our place. Rejects with the session's error if it is lost. */
   async enter(): Promise<void> {
-    const session = await this.ctx.connection.ready();
-    // A create whose reply was lost and that recovery did not find: the node may still show up
-    // (a lagging member answered the recovery). Then even a waiter that gave up creates once
-    // more, to list after it and delete every node with our uuid (docs/design.md "The mutex
-    // recipe").
-    let inDoubt = false;
-    for (let next: Next = 'create'; next !== 'done';) {
-      inDoubt ||= next === 'create-after-doubt';
-      next = await this.createAndList(session, inDoubt);
+    this.entering = true;
+    try {
+      const session = await this.ctx.connection.ready();
+      // A create whose reply was lost and that recovery did not find: the node may still show
+      // up (a lagging member answered the recovery). Then even a waiter that gave up creates
+      // once more, to list after it and delete every node with our uuid (docs/design.md "The
+      // mutex recipe").
+      let inDoubt = false;
+      for (let next: Next = 'create'; next !== 'done';) {
+        inDoubt ||= next === 'create-after-doubt';
+        next = await this.createAndList(session, inDoubt);
+      }
+    } finally {
+      this.entering = false;
     }
   }
 

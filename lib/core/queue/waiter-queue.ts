@@ -60,11 +60,12 @@ export class WaiterQueue {
   private readonly released = new Set<string>();
   private idleWaiters: Array<() => void> = [];
   private creationScheduled = false;
+  /** Callers whose deadline passed while their node was created or listed, with their wait. */
+  private readonly overdue = new Map<Waiter, number>();
   private readonly contenders: ContenderContext;
   /** A wait ends on its own (timer, abort signal): cancelled with the error of each. */
   private readonly waitEnds: WaitEnds = {
-    timedOut: (waiter, waitTimeoutMs) =>
-      this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs)),
+    timedOut: (waiter, waitTimeoutMs) => this.timedOut(waiter, waitTimeoutMs),
     aborted: (waiter, signal) =>
       this.cancel(waiter, new LockAbortedError(this.displayPath, signal.reason)),
   };
@@ -179,6 +180,7 @@ export class WaiterQueue {
     for (const lock of this.holdersIn(session)) lock.suspend();
     if (session !== this.ctx.connection.current) return;
     for (const w of [...this.waiters]) if (w.tryOnly) this.cancel(w, this.noSessionForTry());
+    this.endOverdue(); // their node's requests cannot finish now
   }
 
   onReconnected(session: ZkSession): void {
@@ -198,6 +200,7 @@ export class WaiterQueue {
       else this.grant(node, members);
     }
     this.dropLosingTries();
+    this.endOverdue();
     this.scheduleNode();
   }
 
@@ -242,6 +245,28 @@ export class WaiterQueue {
         this.cancel(w, null);
       }
     }
+  }
+
+  /**
+   * The deadline bounds waiting, not the requests of an acquire (docs/design.md "Deadlines", as
+   * Curator's LockInternals): a caller whose node is being created or listed on a connected
+   * session is answered by that listing, granted if it may hold (pump), else timed out.
+   */
+  private timedOut(waiter: Waiter, waitTimeoutMs: number): void {
+    if (this.checking(waiter)) this.overdue.set(waiter, waitTimeoutMs);
+    else this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs));
+  }
+
+  /** Overdue callers whose node's check is over and who were not granted: timed out now. */
+  private endOverdue(): void {
+    for (const [w, waitTimeoutMs] of this.overdue) {
+      if (!this.checking(w)) this.cancel(w, this.timeoutError(w, waitTimeoutMs));
+    }
+  }
+
+  /** Its node is being created and listed (Contender.placing) on a connected session. */
+  private checking(waiter: Waiter): boolean {
+    return !!waiter.contender?.placing && this.ctx.connection.current.state === 'connected';
   }
 
   // ---- nodes --------------------------------------------------------------------------------
@@ -314,6 +339,7 @@ export class WaiterQueue {
   private finish(waiter: Waiter): void {
     waiter.done = true;
     waiter.cleanup();
+    this.overdue.delete(waiter);
     const i = this.waiters.indexOf(waiter);
     if (i >= 0) this.waiters.splice(i, 1);
   }
