@@ -180,6 +180,9 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
     for (const take of takes) {
       for (let i = 0; i < 20; i++) await (await take()).release();
     }
+    for (const path of [rw, a, b, `${sem}/leases`]) {
+      expect(await zk.admin.children(path)).toEqual([]);
+    }
   });
 
   it('grants a free lock whose create is answered after the deadline', async () => {
@@ -234,6 +237,31 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
       return (await zk.admin.children(path)).length === 1;
     });
     await held.release();
+  });
+
+  it('times out once its create goes unanswered (requestTimeoutMs), the session still connected', async () => {
+    // A server that answers late: finding a create in doubt is a wait, which the deadline ends.
+    const slow = await ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessionTimeoutMs: 20_000,
+      requestTimeoutMs: 500,
+      sessions: 1,
+    });
+    try {
+      const path = await freeLock('create-in-doubt');
+      proxy.holdRequests();
+      const error = await slow.acquire(path, { waitTimeoutMs: 20 }).catch((e: unknown) => e);
+      // Before the fix it waited for the connection to be dropped (2/3 of the session timeout).
+      expect(slow.state).toBe('CONNECTED');
+      expect(error).toBeInstanceOf(LockTimeoutError);
+      proxy.releaseRequests();
+      await eventually('its node, found by recovery, deleted', async () => {
+        return (await zk.admin.children(path)).length === 0;
+      });
+    } finally {
+      proxy.releaseRequests();
+      await slow.close();
+    }
   });
 
   it('ends with ZooKeeperUnavailableError when the connection drops after the deadline, during the create', async () => {

@@ -1,7 +1,7 @@
 // A Contender: one node of ours in a lock's queue, from its create to its delete.
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
-import { isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import { MAX_GENERATION, fencingToken, sequenceOf } from '../recipes/lock-naming';
 import { ProtectedNode } from '../recipes/protected-node';
 import { pastSequenceGuard } from '../recipes/sequence-wrap';
@@ -23,6 +23,8 @@ export interface ContenderContext {
   onPosition(contender: Contender): void;
   /** Our node disappeared while we still needed it (deleted by someone else). */
   onVanished(contender: Contender): void;
+  /** Our create or first listing went unanswered: no longer placing (see Contender.placing). */
+  onPlacingInDoubt(contender: Contender): void;
 }
 
 /**
@@ -60,7 +62,10 @@ export class Contender {
   private generation = 0;
   private syncing = false;
   private syncAgain = false;
-  /** enter() is under way: the create and the listing that places the node. */
+  /**
+   * enter() is sending the create and the listing that place the node, and neither went
+   * unanswered (then finding the node is a wait: docs/design.md "Deadlines").
+   */
   private entering = false;
   /** The watch on the node ahead of ours, from its first use on (see predecessorWatch). */
   private aheadWatch?: PredecessorWatch;
@@ -307,6 +312,7 @@ export class Contender {
     try {
       name = await created;
     } catch (err) {
+      if (isInDoubt(err)) this.placingInDoubt();
       return this.failures.after(session, err);
     }
     this.adopt(name);
@@ -323,9 +329,17 @@ export class Contender {
       this.apply(await listed);
     } catch (err) {
       if (isSessionGone(err)) throw err;
+      this.placingInDoubt();
       await this.resync();
     }
     return 'done';
+  }
+
+  /** A request of enter() went unanswered: what follows is a wait, its callers' deadlines count. */
+  private placingInDoubt(): void {
+    if (!this.entering) return;
+    this.entering = false;
+    this.ctx.onPlacingInDoubt(this);
   }
 
   private adopt(name: string): void {

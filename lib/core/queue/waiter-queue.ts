@@ -88,6 +88,7 @@ export class WaiterQueue {
         ctx.placed?.(contender);
       },
       onVanished: (contender) => this.vanished(contender),
+      onPlacingInDoubt: () => this.endOverdue(),
     };
   }
 
@@ -253,19 +254,19 @@ export class WaiterQueue {
    * session is answered by that listing, granted if it may hold (pump), else timed out.
    */
   private timedOut(waiter: Waiter, waitTimeoutMs: number): void {
-    if (this.checking(waiter)) this.overdue.set(waiter, waitTimeoutMs);
+    if (this.placing(waiter)) this.overdue.set(waiter, waitTimeoutMs);
     else this.cancel(waiter, this.timeoutError(waiter, waitTimeoutMs));
   }
 
   /** Overdue callers whose node's check is over and who were not granted: timed out now. */
   private endOverdue(): void {
     for (const [w, waitTimeoutMs] of this.overdue) {
-      if (!this.checking(w)) this.cancel(w, this.timeoutError(w, waitTimeoutMs));
+      if (!this.placing(w)) this.cancel(w, this.timeoutError(w, waitTimeoutMs));
     }
   }
 
   /** Its node is being created and listed (Contender.placing) on a connected session. */
-  private checking(waiter: Waiter): boolean {
+  private placing(waiter: Waiter): boolean {
     return !!waiter.contender?.placing && this.ctx.connection.current.state === 'connected';
   }
 
