@@ -198,6 +198,17 @@ describe('corkRequests (requests issued together leave in one socket write)', ()
     expect(cm.socket.writableCorked).toBe(0);
   });
 
+  it('uncorks the socket it corked, not the one of a reconnect meanwhile', async () => {
+    const first = corkable();
+    const cm = { socket: first, pendingQueue: [{}] };
+    corkRequests(cm);
+    const next = corkable();
+    cm.socket = next; // the connection dropped and a new one was made before the turn's end
+    await turn();
+    expect(first.writableCorked).toBe(0);
+    expect(next.writableCorked).toBe(0);
+  });
+
   it('leaves a missing or destroyed socket alone', () => {
     expect(() => corkRequests({ socket: undefined, pendingQueue: [] })).not.toThrow();
     const cm = { socket: { ...corkable(), destroyed: true }, pendingQueue: [] };

@@ -292,8 +292,8 @@ const XID_OFFSET = 4;
 
 /**
  * Queues a request of ours on the connection manager, in order with the client's own, as the
- * client's methods do (no retry wrapper: the engine retries itself), and corked until the next
- * tick. `frame` is the request as jute-requests.ts encoded it (its path under the chroot); its
+ * client's methods do (no retry wrapper: the engine retries itself), on a corked socket
+ * (corkRequests). `frame` is the request as jute-requests.ts encoded it (its path under the chroot); its
  * xid is written in when the connection manager numbers the request, right before the write.
  * `done` gets the reply: an error, or a Response whose payload answerOurs decoded (create,
  * delete, getChildren2, getData: jute-replies.ts) or the client did (any other type).

@@ -49,7 +49,7 @@ function checkDataSize(data: Buffer | null): void {
 /**
  * Every request is built here (the client's own checks, then our jute encoding), gets a deadline
  * (node-zookeeper-client has none) and one answer (a reply, an error we can act on, or
- * REQUEST_TIMEOUT); requests issued in the same tick leave in one write (nzc-patch.ts).
+ * REQUEST_TIMEOUT); requests issued together leave in one write (nzc-patch.ts, corkRequests).
  */
 export class SessionRequests {
   private readonly cm: unknown;
