@@ -239,14 +239,18 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
     await held.release();
   });
 
-  it('times out once its create goes unanswered (requestTimeoutMs), the session still connected', async () => {
-    // A server that answers late: finding a create in doubt is a wait, which the deadline ends.
-    const slow = await ZkLockClient.connect({
+  /** A client whose requests time out after 500 ms: held requests fail in doubt, connected. */
+  const connectAnsweredLate = (): Promise<ZkLockClient> =>
+    ZkLockClient.connect({
       connectionString: proxy.connectionString,
       sessionTimeoutMs: 20_000,
       requestTimeoutMs: 500,
       sessions: 1,
     });
+
+  it('times out once its create goes unanswered (requestTimeoutMs), the session still connected', async () => {
+    // A server that answers late: finding a create in doubt is a wait, which the deadline ends.
+    const slow = await connectAnsweredLate();
     try {
       const path = await freeLock('create-in-doubt');
       proxy.holdRequests();
@@ -259,6 +263,26 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
         return (await zk.admin.children(path)).length === 0;
       });
     } finally {
+      proxy.releaseRequests();
+      await slow.close();
+    }
+  });
+
+  it('times out once the create of its missing lock path goes unanswered, the session still connected', async () => {
+    const slow = await connectAnsweredLate();
+    try {
+      // The lock node's create passes (NO_NODE: no lock path yet), the path's creates are held.
+      proxy.afterRequest = (op) => {
+        if (op !== CREATE) return;
+        proxy.afterRequest = undefined;
+        proxy.holdRequests();
+      };
+      const path = `${zk.root}/missing-parent/lock`;
+      const error = await slow.acquire(path, { waitTimeoutMs: 20 }).catch((e: unknown) => e);
+      expect(slow.state).toBe('CONNECTED');
+      expect(error).toBeInstanceOf(LockTimeoutError);
+    } finally {
+      proxy.afterRequest = undefined;
       proxy.releaseRequests();
       await slow.close();
     }

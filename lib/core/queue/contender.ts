@@ -1,7 +1,7 @@
 // A Contender: one node of ours in a lock's queue, from its create to its delete.
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
-import { isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import { MAX_GENERATION, fencingToken, sequenceOf } from '../recipes/lock-naming';
 import { ProtectedNode } from '../recipes/protected-node';
 import { pastSequenceGuard } from '../recipes/sequence-wrap';
@@ -284,6 +284,7 @@ export class Contender {
         if (this.state.kind === 'creating') this.state = { kind: 'creating', busy };
         if (busy) this.ctx.onPosition(this);
       },
+      inDoubt: () => this.placingInDoubt(),
     }));
   }
 
@@ -312,7 +313,6 @@ export class Contender {
     try {
       name = await created;
     } catch (err) {
-      if (isInDoubt(err)) this.placingInDoubt();
       return this.failures.after(session, err);
     }
     this.adopt(name);

@@ -27,6 +27,8 @@ export interface Creating {
   restart(): void;
   /** While creating: who is still queued as the path drains (undefined: no longer known). */
   busy(place?: Place): void;
+  /** A create went unanswered: finding out is a wait, which its callers' deadlines may end. */
+  inDoubt(): void;
 }
 
 /**
@@ -47,6 +49,7 @@ export class CreateFailures {
     // that name: the path must be re-created (sequence-wrap.ts).
     if (isNodeExists(err)) return (await this.waitForSequenceReset(session)) ? 'create' : 'done';
     if (!isInDoubt(err)) throw err;
+    this.contender.inDoubt();
     if (!this.keepRecovering() || (await this.recover(session))) return 'done';
     return 'create-after-doubt';
   }
@@ -86,7 +89,10 @@ export class CreateFailures {
     const gone = () => this.contender.isGone();
     if (gone()) return false; // the leader had no lock path: no node of ours either
     return ensureLockPath(session, this.contender.lockPath, undefined, {
-      keepGoing: () => !gone(),
+      keepGoing: () => {
+        this.contender.inDoubt(); // asked on each create in doubt (lock-path.ts)
+        return !gone();
+      },
     });
   }
 
