@@ -38,9 +38,8 @@ describe('resource hygiene over many lock cycles', () => {
 
   afterAll(async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
-    await admin.removeTree(root);
     admin.close();
-    await server.stop();
+    await server.stop(); // this file's own server: its data goes with it
   });
 
   const port = (): number => server.members[0].clientPort;
