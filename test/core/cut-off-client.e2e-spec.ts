@@ -8,7 +8,7 @@
  */
 import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
-import { eventually } from './support/zk-admin';
+import { eventually, settledFlag } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
 
 describe('a client cut off from ZooKeeper', () => {
@@ -19,15 +19,6 @@ describe('a client cut off from ZooKeeper', () => {
     proxy = await TcpProxy.start(zk.server.members[0].clientPort);
   });
   afterEach(() => proxy.close());
-
-  const settled = (promise: Promise<unknown>): (() => boolean) => {
-    let done = false;
-    void promise.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    return () => done;
-  };
 
   it('finding 3: after a reconnect, a batch re-confirms its node before handing on', async () => {
     const path = `${zk.root}/batch`;
@@ -46,7 +37,7 @@ describe('a client cut off from ZooKeeper', () => {
     await zk.admin.removeTree(`${path}/${node}`); // an operator deletes the batch's node
     const remoteToken = await remote.acquire(path, scaled(10_000));
     await firstLock.release(); // the batch's next caller must wait for the reconnect
-    const secondDone = settled(second);
+    const secondDone = settledFlag(second);
     proxy.unblock();
     await eventually('the cut-off client is back', () => cut.state === 'RECONNECTED');
     // Either the second caller is (wrongly) granted, or it queues a node of its own behind the remote.
@@ -87,7 +78,7 @@ describe('a client cut off from ZooKeeper', () => {
     const remote = await zk.startAgent();
     const remoteToken = await remote.acquire(path, scaled(10_000));
     await firstLock.release();
-    const secondDone = settled(second);
+    const secondDone = settledFlag(second);
     // The held self-check times out; then either the second caller is (wrongly) granted, or the
     // client asks the server again (a second getData, held too).
     await eventually(

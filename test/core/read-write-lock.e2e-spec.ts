@@ -9,7 +9,7 @@ import { LockHandle, LockLostError, LockModeError, ZkLockClient } from '../../li
 import { useCoreFixture } from './support/core-fixture';
 import { checkReadWriteLog } from './support/critical-log';
 import { runWorkers, scratchDir } from './support/workers';
-import { eventually, zkConnectFromEnv } from './support/zk-admin';
+import { eventually, settledFlag, zkConnectFromEnv } from './support/zk-admin';
 
 describe('read/write lock', () => {
   const zk = useCoreFixture('rwlock', { parentCleanupDelayMs: 100 });
@@ -28,15 +28,6 @@ describe('read/write lock', () => {
     return client;
   };
   const nodesOf = (path: string): Promise<string[]> => zk.admin.children(path);
-  const settled = (promise: Promise<unknown>): (() => boolean) => {
-    let done = false;
-    void promise.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    return () => done;
-  };
-
   it("uses Curator's node names; readers of one tick share one node and hold together", async () => {
     const reads = await Promise.all(
       Array.from({ length: 10 }, () => zk.locks.readLock(p('names')).acquire()),
@@ -75,8 +66,8 @@ describe('read/write lock', () => {
     await eventually('the writer queued', async () => (await nodesOf(p('fifo'))).length === 2);
     const lateRead = c.readLock(p('fifo')).acquire();
     await eventually('the late reader queued', async () => (await nodesOf(p('fifo'))).length === 3);
-    const lateReadDone = settled(lateRead);
-    const writerDone = settled(writer);
+    const lateReadDone = settledFlag(lateRead);
+    const writerDone = settledFlag(writer);
     expect(await c.readLock(p('fifo')).tryAcquire()).toBeNull();
     await firstRead.release();
     const write = await writer;
@@ -103,7 +94,7 @@ describe('read/write lock', () => {
       expect(zk.locks.isHeld(p('down'))).toBe(true);
     });
     // The write is released; the downgraded read still holds, so the queued writer waits.
-    const queuedDone = settled(queued!);
+    const queuedDone = settledFlag(queued!);
     expect(await nodesOf(p('down'))).toHaveLength(2);
     expect(queuedDone()).toBe(false);
     await readAfterWrite!.release();

@@ -13,7 +13,7 @@ import {
 import type { LockAgent } from './support/agents';
 import { useCoreFixture } from './support/core-fixture';
 import { TcpProxy } from './support/tcp-proxy';
-import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
+import { clientPortOf, eventually, settledFlag, zkConnectFromEnv } from './support/zk-admin';
 
 describe('timeout, abort and tryAcquire while another process holds', () => {
   const zk = useCoreFixture('timeout');
@@ -128,16 +128,6 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
     const path = `${zk.root}/${name}`;
     await zk.admin.create(path, '', 'persistent');
     return path;
-  };
-
-  /** Whether `promise` has settled yet. */
-  const settledFlag = (promise: Promise<unknown>): (() => boolean) => {
-    let done = false;
-    void promise.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    return () => done;
   };
 
   /**

@@ -287,3 +287,13 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Whether `promise` has settled (fulfilled or rejected) by the time it is asked. */
+export function settledFlag(promise: Promise<unknown>): () => boolean {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return () => done;
+}
