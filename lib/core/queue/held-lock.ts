@@ -75,9 +75,15 @@ export class HeldLock extends HeldResource {
     this.count++;
   }
 
-  /** One owner's release; the node goes when the last re-entry is released. */
+  /**
+   * One owner's release; the node goes when the last re-entry is released. The session clock's
+   * rules apply first, as in assertHeld(): a lock released right after its process was paused or
+   * blocked past the session timeout was lost while held, and is told so (the 'lost' event, its
+   * signal), not ended as released before the clock's timer could run.
+   */
   exit(): Promise<void> {
     if (--this.count > 0) return Promise.resolve();
+    if (this.active) this.contender.session?.checkLiveness();
     if (this.state !== 'lost') this.state = 'released';
     return this.end();
   }
