@@ -64,7 +64,15 @@ export class LockHandleView extends ReadOnlyLockView implements LockHandle {
   release(): Promise<void> {
     if (!this.released) {
       this.released = true;
-      this.releasing = this.lock.exit();
+      // Set before exit() runs: it may tell a loss (the 'lost' event, the signal) whose listener
+      // calls release() again, and gets this same promise.
+      let exited!: (exit: Promise<void>) => void;
+      this.releasing = new Promise<void>((resolve) => (exited = resolve));
+      try {
+        exited(this.lock.exit());
+      } catch (err) {
+        exited(Promise.reject(err));
+      }
     }
     return this.releasing!;
   }

@@ -49,8 +49,10 @@ export class CreateFailures {
     // that name: the path must be re-created (sequence-wrap.ts).
     if (isNodeExists(err)) return (await this.waitForSequenceReset(session)) ? 'create' : 'done';
     if (!isInDoubt(err)) throw err;
+    // Asked first: a doubt that came while a caller still waited is not one "after the wait".
+    const keepGoing = this.keepRecovering();
     this.contender.inDoubt();
-    if (!this.keepRecovering() || (await this.recover(session))) return 'done';
+    if (!keepGoing || (await this.recover(session))) return 'done';
     return 'create-after-doubt';
   }
 

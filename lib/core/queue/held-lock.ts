@@ -82,8 +82,8 @@ export class HeldLock extends HeldResource {
    * signal), not ended as released before the clock's timer could run.
    */
   exit(): Promise<void> {
-    if (--this.count > 0) return Promise.resolve();
     if (this.active) this.contender.session?.checkLiveness();
+    if (--this.count > 0) return Promise.resolve();
     if (this.state !== 'lost') this.state = 'released';
     return this.end();
   }

@@ -65,8 +65,11 @@ export abstract class HeldResource {
     const error = new LockLostError(this.path, reason, detail);
     this.lostError = error;
     this.controller?.abort(error);
-    this.events?.emit('lost', error);
-    this.lost(error);
+    try {
+      this.events?.emit('lost', error);
+    } finally {
+      this.lost(error); // the library's own bookkeeping, even if a listener threw
+    }
   }
 
   suspend(): void {

@@ -111,6 +111,15 @@ class MultiLock implements MultiLockHandle {
   /** Idempotent; releases members in the reverse of the order they were taken. */
   release(): Promise<void> {
     if (!this.releasing) {
+      // As each lock's release, the session clock's rules first (HeldLock.exit), while its
+      // signal still reaches this one: a loss found now is told here too.
+      for (const lock of this.locks) {
+        try {
+          lock.assertHeld();
+        } catch {
+          // lost (its signal told this one) or released: nothing else to do here
+        }
+      }
       for (const stop of this.unwatch.splice(0)) stop();
       this.releasing = releaseInReverse(this.locks);
     }

@@ -30,7 +30,9 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
   release(): Promise<void> {
     // As a lock's release (HeldLock.exit): a lease released right after its process was paused
     // or blocked past the session timeout is told lost first.
-    if (!this.releasing && this.state !== 'lost') this.session.checkLiveness();
+    if (!this.releasing && (this.state === 'held' || this.state === 'uncertain')) {
+      this.session.checkLiveness();
+    }
     this.releasing ??= this.releaseOnce();
     return this.releasing;
   }
