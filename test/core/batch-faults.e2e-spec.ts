@@ -64,6 +64,20 @@ describe('a batch of callers sharing one node, under faults', () => {
 
   const inspect = (path: string): Promise<LockInspection> => zk.observer.inspect(path);
 
+  /** Our batch's node came and went (two child changes), the remote holder (`pid`) holds alone. */
+  const expectOursCreatedThenDeleted = async (
+    path: string,
+    changesBefore: number,
+    pid: number,
+  ): Promise<void> => {
+    await eventually('our node was created, then deleted', async () => {
+      return (await zk.admin.childChanges(path)) === changesBefore + 2;
+    });
+    const { holder, queue } = await inspect(path);
+    expect(holder?.data.pid).toBe(pid);
+    expect(queue).toEqual([]);
+  };
+
   /** Connection states the client reports from now on. */
   const recordStates = (client: ZkLockClient): ConnectionState[] => {
     const states: ConnectionState[] = [];
@@ -201,12 +215,7 @@ describe('a batch of callers sharing one node, under faults', () => {
       expect(outcome).toMatchObject({ waitTimeoutMs: 300 });
     }
 
-    await eventually('our node was created, then deleted', async () => {
-      return (await zk.admin.childChanges(path)) === changesBefore + 2;
-    });
-    const { holder, queue } = await inspect(path);
-    expect(holder?.data.pid).toBe(agent.pid);
-    expect(queue).toEqual([]);
+    await expectOursCreatedThenDeleted(path, changesBefore, agent.pid);
 
     await agent.release(path);
     const later = await locks.acquire(path, { waitTimeoutMs: 10_000 });
@@ -238,12 +247,7 @@ describe('a batch of callers sharing one node, under faults', () => {
     }
     for (const outcome of outcomes) expect(outcome).toBeInstanceOf(LockAbortedError);
 
-    await eventually('our node was created, then deleted', async () => {
-      return (await zk.admin.childChanges(path)) === changesBefore + 2;
-    });
-    const { holder, queue } = await inspect(path);
-    expect(holder?.data.pid).toBe(agent.pid);
-    expect(queue).toEqual([]);
+    await expectOursCreatedThenDeleted(path, changesBefore, agent.pid);
     await agent.release(path);
   });
 
