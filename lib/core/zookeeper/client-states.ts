@@ -101,7 +101,7 @@ export class ClientStates {
       const first = lifecycle.phase === 'connecting';
       this.sessionId = client.getSessionId().toString('hex').replace(/^0+/, '') || '0';
       clock.heard();
-      clock.connected(client.getSessionTimeout());
+      if (!clock.connected(client.getSessionTimeout())) return this.markLost('session-expired');
       if (clock.stale) this.probe(); // a handshake answered after a stall
       failures.connected();
       if (first && this.parts.withAuth) return this.confirmAuth();

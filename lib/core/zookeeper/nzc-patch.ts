@@ -194,9 +194,16 @@ export function patchConnectionManager(cm: any, hooks: ConnectionHooks): void {
 }
 
 /**
+ * The bytes of a frame not read whole yet, per socket: a frame belongs to the socket it came on,
+ * so a new socket starts with none, and a reply cut by a dropped connection is never completed
+ * with the next connection's bytes (docs/design.md "The connection layer").
+ */
+const partialFrames = new WeakMap<object, Buffer>();
+
+/**
  * Hands the client one complete frame at a time, each a view of the bytes read (the client's
  * own onSocketData copies what follows a frame once per frame: O(n^2) bytes for n replies read
- * together). Only a partial frame at the end is kept, for the next read.
+ * together). Only a partial frame at the end is kept, for the next read of the same socket.
  */
 export function walkFrames(
   cm: any,
@@ -204,29 +211,30 @@ export function walkFrames(
   hooks: ConnectionHooks,
   onData: (frame: Buffer) => void,
 ): void {
-  const data: Buffer = cm.pendingBuffer ? Buffer.concat([cm.pendingBuffer, chunk]) : chunk;
-  cm.pendingBuffer = null;
-  if (answersRequest(data)) hooks.answered();
   const socket = cm.socket;
+  const partial = partialFrames.get(socket);
+  const data: Buffer = partial ? Buffer.concat([partial, chunk]) : chunk;
+  partialFrames.delete(socket);
+  cm.pendingBuffer = null; // the client's own buffer outlives its sockets: never used
+  if (answersRequest(data)) hooks.answered();
   let at = 0;
   while (data.length - at >= 4) {
     const end = at + 4 + data.readInt32BE(at);
-    if (end < at + 4) return dropGarbage(cm, socket); // a negative length: not ZooKeeper's
+    if (end < at + 4) return void socket?.destroy(); // a negative length: not ZooKeeper's
     if (end > data.length) break;
     const frame = data.subarray(at, end);
     at = end;
     try {
       if (!answerOurs(cm, frame)) onData.call(cm, frame);
     } catch {
-      cm.pendingBuffer = null;
       socket?.destroy();
       hooks.undecodable(frame);
       return;
     }
     // The client dropped the connection (a reply out of order): the rest belongs to no request.
-    if (cm.socket !== socket || socket?.destroyed) return void (cm.pendingBuffer = null);
+    if (cm.socket !== socket || socket?.destroyed) return;
   }
-  cm.pendingBuffer = at < data.length ? data.subarray(at) : null;
+  if (at < data.length && socket) partialFrames.set(socket, data.subarray(at));
 }
 
 /**
@@ -251,11 +259,6 @@ function answerOurs(cm: any, frame: Buffer): boolean {
   if (err !== 0) packet.callback(Exception.create(err));
   else packet.callback(null, { payload: decodeReply(request.header.type, frame, chrootOf(cm)) });
   return true;
-}
-
-function dropGarbage(cm: any, socket: any): void {
-  cm.pendingBuffer = null;
-  socket?.destroy();
 }
 
 /**

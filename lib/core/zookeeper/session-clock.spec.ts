@@ -58,4 +58,31 @@ describe('SessionClock', () => {
     expect(clock.stale).toBe(false);
     expect(clock.withinSafeWindow(woke + 20)).toBe(true);
   });
+
+  describe('the negotiated timeout', () => {
+    it('never runs on one longer than asked for: the loss is told on the asked timeout', () => {
+      // 2,359,296 ms: a "negotiated" timeout read through the bytes of another frame.
+      const { clock, calls, t0 } = setup();
+      expect(clock.connected(2_359_296)).toBe(true);
+      expect(clock.safeWindowMs).toBe(2_000);
+      clock.tick(t0 + TIMEOUT + 1);
+      expect(calls).toContain('expired');
+    });
+
+    it('runs on a shorter one, and on the asked one again when a later one is longer', () => {
+      const { clock } = setup();
+      expect(clock.connected(1_500)).toBe(true);
+      expect(clock.safeWindowMs).toBe(1_000);
+      expect(clock.connected(9_000)).toBe(true);
+      expect(clock.safeWindowMs).toBe(2_000);
+    });
+
+    it('ends the session on one that is not positive', () => {
+      for (const negotiated of [0, -1, -6_000, Number.NaN]) {
+        const { clock } = setup();
+        expect(clock.connected(negotiated)).toBe(false);
+        expect(clock.safeWindowMs).toBe(2_000);
+      }
+    });
+  });
 });

@@ -46,7 +46,7 @@ export class SessionClock {
   private untrusted = false;
 
   constructor(
-    requestedTimeoutMs: number,
+    private readonly requestedTimeoutMs: number,
     private readonly handlers: SessionClockHandlers,
   ) {
     this.timeoutMs = requestedTimeoutMs;
@@ -76,13 +76,21 @@ export class SessionClock {
     if (sentAt >= this.resumedAt) this.untrusted = false;
   }
 
-  connected(negotiatedTimeoutMs: number): void {
-    if (negotiatedTimeoutMs > 0) this.timeoutMs = negotiatedTimeoutMs;
+  /**
+   * Connected, with the session timeout the server negotiated. The clock runs on the smaller of
+   * it and the one asked for: a server raises an ask only when it is below the server's minimum,
+   * and a shorter clock can only tell a loss early, never late. False for a timeout that is not
+   * positive (Java's client ends the session on it): the caller ends the session.
+   */
+  connected(negotiatedTimeoutMs: number): boolean {
+    if (!(negotiatedTimeoutMs > 0)) return false;
+    this.timeoutMs = Math.min(this.requestedTimeoutMs, negotiatedTimeoutMs);
     // The handshake answers the connect request of this attempt.
     if (this.attemptStartedAt) this.confirmed(this.attemptStartedAt);
     this.isConnected = true;
     this.everConnected = true;
     this.attemptStartedAt = 0;
+    return true;
   }
 
   disconnected(): void {

@@ -7,7 +7,8 @@
  * dropRequests() discards what clients send (one-way loss: the server still sends, e.g. watch
  * notifications) until passRequests(). For a client with several sessions (one connection each),
  * cut() and holdRequestsOf() act on one connection, named by the client's local port, and
- * acceptOnly() lets only the first connections through.
+ * acceptOnly() lets only the first connections through. cutNextFrameAfter() resets a connection
+ * in the middle of the next frame the server sends (a reply cut mid-frame).
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
@@ -25,6 +26,8 @@ export class TcpProxy {
   private readonly held = new Map<Socket, Buffer[]>();
   /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
   readonly heldOps: number[] = [];
+  /** How many bytes of the next frame from the server pass before its connection is reset. */
+  private cutAfter?: { bytes: number; done: () => void };
   /** Called with each request's op code right after it was passed on (create is 1). */
   afterRequest?: (op: number) => void;
   /** Client connections open through the proxy now. */
@@ -101,6 +104,15 @@ export class TcpProxy {
     this.acceptsLeft = count;
   }
 
+  /**
+   * Passes the first `bytes` bytes of the next frame the server sends to a client (a reply, a
+   * ping reply, a notification), then resets that client's connection (TCP RST) and drops the
+   * server side. Resolves once done. The server keeps the session; the client reconnects.
+   */
+  cutNextFrameAfter(bytes: number): Promise<void> {
+    return new Promise((done) => (this.cutAfter = { bytes, done }));
+  }
+
   releaseRequests(): void {
     this.holding = false;
     this.holdingPorts.clear();
@@ -128,9 +140,47 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
+    // Server to client as it comes, frame boundaries tracked only to cut one (cutNextFrameAfter).
+    let frameLeft = 0; // bytes of the current frame still to come (its length read)
+    let lengthBytes = Buffer.alloc(0); // the next frame's length, while it is split
+    let cutLeft: number | undefined; // bytes still to pass before the reset
     upstream.on('data', (chunk) => {
-      if (!this.muted) client.write(chunk);
+      if (this.muted) return;
+      if (cutLeft !== undefined) return void passThenReset(chunk);
+      for (let at = 0; at < chunk.length;) {
+        if (frameLeft > 0) {
+          const taken = Math.min(frameLeft, chunk.length - at);
+          frameLeft -= taken;
+          at += taken;
+          continue;
+        }
+        if (lengthBytes.length === 0 && this.cutAfter) {
+          const cut = this.cutAfter;
+          this.cutAfter = undefined;
+          client.write(chunk.subarray(0, at));
+          cutLeft = cut.bytes;
+          client.once('close', cut.done);
+          return void passThenReset(chunk.subarray(at));
+        }
+        const taken = Math.min(4 - lengthBytes.length, chunk.length - at);
+        lengthBytes = Buffer.concat([lengthBytes, chunk.subarray(at, at + taken)]);
+        at += taken;
+        if (lengthBytes.length === 4) {
+          frameLeft = lengthBytes.readInt32BE(0);
+          lengthBytes = Buffer.alloc(0);
+        }
+      }
+      client.write(chunk);
     });
+    const passThenReset = (chunk: Buffer): void => {
+      const passed = chunk.subarray(0, cutLeft);
+      cutLeft! -= passed.length;
+      if (cutLeft! > 0) return void client.write(passed);
+      client.write(passed, () => {
+        client.resetAndDestroy();
+        upstream.destroy();
+      });
+    };
     // Client to server frame by frame (an int32 length, then the record), so they can be held.
     let pending = Buffer.alloc(0);
     let handshake = true; // a connection's first frame is the ConnectRequest, without a header
