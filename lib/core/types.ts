@@ -52,6 +52,11 @@ export interface ZkLockClientOptions {
    * `{ ca, cert, key, passphrase, servername, ... }` (`cert` + `key` for mutual TLS).
    */
   tls?: boolean | ZkTlsOptions;
+  /**
+   * @internal The request number (xid) each session starts at, instead of 0: tests start a
+   * session just below the 2^31-1 wrap. Not for users.
+   */
+  firstXid?: number;
 }
 
 export interface AcquireOptions {

@@ -119,6 +119,7 @@ export class ZkLockClient extends EventEmitter {
         connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
         requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
         credentials,
+        firstXid: options.firstXid,
       },
       options.sessions ?? DEFAULTS.sessions,
     );

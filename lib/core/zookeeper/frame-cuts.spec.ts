@@ -3,12 +3,13 @@
  * library reads, a watch notification and the ConnectResponse, split at every byte across reads
  * of one socket, merged with others in one read, and cut at every byte by a dropped connection
  * (the next socket starts with no byte of the old one: docs/design.md "The connection layer").
+ * And how requests are numbered on the wire once a session has sent 2^31-2 of them.
  *
  * Only `Wire` below knows how the connection is built (node-zookeeper-client with nzc-patch.ts,
  * on sockets the test opens and feeds); the cases speak of sockets, bytes and answers.
  */
 import { EventEmitter } from 'node:events';
-import { CM_STATES, patchConnectionManager } from './nzc-patch';
+import { CM_STATES, patchConnectionManager, startXidsAt } from './nzc-patch';
 import { ACL, createClient } from './zk-client';
 import type { Client, WatcherEvent } from './zk-client';
 import { SessionRequests } from './session-requests';
@@ -148,6 +149,11 @@ class Wire {
 
   get connected(): boolean {
     return this.client.getState().name === 'SYNC_CONNECTED';
+  }
+
+  /** The next request is numbered `xid`. */
+  startXidsAt(xid: number): void {
+    startXidsAt(this.cm, xid);
   }
 
   /** The session as the client sees it now. */
@@ -427,6 +433,25 @@ describe('the ConnectResponse cut at any byte', () => {
     wire.read(REPLY_KINDS[0].reply(wire.lastXid));
     await flush();
     expect(created()).toEqual(REPLY_KINDS[0].expected);
+    wire.end();
+  });
+});
+
+describe('request numbers', () => {
+  it("wrap to 1 after 2^31-2, as Java's client's do, each reply still answering its request", async () => {
+    const wire = Wire.connected();
+    wire.startXidsAt(2 ** 31 - 3);
+    const remove = REPLY_KINDS[1];
+    const xids: number[] = [];
+    const settled = Array.from({ length: 4 }, () => {
+      const answer = track(remove.send(wire));
+      xids.push(wire.lastXid);
+      wire.read(remove.reply(wire.lastXid));
+      return answer;
+    });
+    await flush();
+    expect(xids).toEqual([2 ** 31 - 3, 2 ** 31 - 2, 1, 2]);
+    expect(settled.map((s) => s())).toEqual(Array(4).fill(remove.expected));
     wire.end();
   });
 });

@@ -63,7 +63,12 @@ const REPLACED: Record<string, { arity: number; uses: string[] }> = {
   queue: { arity: 2, uses: ['this.chrootPath && request.payload', 'this.packetQueue.push'] },
   onPacketQueueReadable: {
     arity: 0,
-    uses: ['header.xid = this.xid', 'this.pendingQueue.push(packet)', 'packet.request.toBuffer()'],
+    uses: [
+      'header.xid = this.xid',
+      'this.xid += 1',
+      'this.pendingQueue.push(packet)',
+      'packet.request.toBuffer()',
+    ],
   },
   registerDataWatcher: { arity: 2, uses: ['registerDataWatcher(path, watcher)'] },
   registerChildWatcher: { arity: 2, uses: ['registerChildWatcher(path, watcher)'] },
@@ -158,10 +163,12 @@ export interface ConnectionHooks {
  * - a frame the client cannot parse (an error code missing from its table throws) drops the
  *   socket instead of crashing the process, and the session reconnects;
  * - reconnects are asked for (findNextServer is mirrored to keep its spin timer), and the end
- *   of the socket is told.
+ *   of the socket is told;
+ * - request numbers wrap as Java's client's do (wrapXids).
  */
 export function patchConnectionManager(cm: any, hooks: ConnectionHooks): void {
   assertSupportedClient();
+  wrapXids(cm);
   const onConnected = cm.onSocketConnected;
   cm.onSocketConnected = () => {
     onConnected.call(cm);
@@ -327,6 +334,30 @@ export function registerWatcher(
   if (kind === 'data') cm.registerDataWatcher(path, watcher);
   else if (kind === 'child') cm.registerChildWatcher(path, watcher);
   else cm.registerExistenceWatcher(path, watcher);
+}
+
+/** The largest int32: no request is numbered with it, the next after 2^31-2 is 1 (see wrapXids). */
+const MAX_XID = 0x7fffffff;
+
+/**
+ * Numbers requests as Java's client does (ClientCnxn.getXid): after 2^31-2 comes 1. The client's
+ * counter (`header.xid = this.xid; this.xid += 1`) never wraps, and a session that sent about 2^31
+ * requests (a day at 25k a second) would write xids jute cannot encode: every request would then
+ * throw after it was queued. Negative xids are the server's own (-1 a notification, -2 a ping).
+ */
+function wrapXids(cm: any): void {
+  let next: number = cm.xid;
+  Object.defineProperty(cm, 'xid', {
+    configurable: true,
+    enumerable: true,
+    get: () => next,
+    set: (xid: number) => void (next = xid >= MAX_XID ? 1 : xid),
+  });
+}
+
+/** @internal The connection manager numbers its next request `xid` (ZkSessionOptions.firstXid). */
+export function startXidsAt(cm: any, xid: number): void {
+  cm.xid = xid;
 }
 
 /** Whether the connection manager has a session's connection up right now. */

@@ -12,7 +12,13 @@ import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle'
 import { ClientStates } from './client-states';
 import { untilConnected, untilUsable } from './session-waits';
 import { hookConnection } from './connection-hooks';
-import { assertSupportedClient, dropSocket, endConnectionManager, isConnected } from './nzc-patch';
+import {
+  assertSupportedClient,
+  dropSocket,
+  endConnectionManager,
+  isConnected,
+  startXidsAt,
+} from './nzc-patch';
 
 export type { SessionState } from './session-lifecycle';
 export type { Listing } from './session-requests';
@@ -23,6 +29,8 @@ export interface ZkSessionOptions {
   requestTimeoutMs: number;
   /** `auth` (sent on every connection), `acl` (of every node created) and `tls`. */
   credentials?: ZkCredentials;
+  /** @internal The xid of the session's first request (ZkLockClientOptions.firstXid). */
+  firstXid?: number;
 }
 
 /**
@@ -95,6 +103,7 @@ export class ZkSession extends EventEmitter {
       requests: this.requests,
       refusedEverywhere: () => this.emit('refused'),
     });
+    if (options.firstXid !== undefined) startXidsAt(cm, options.firstXid);
     this.states = new ClientStates({
       client,
       lifecycle: this.lifecycle,
