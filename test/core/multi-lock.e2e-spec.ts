@@ -11,13 +11,16 @@ import {
   LockAbortedError,
   LockLostError,
   LockTimeoutError,
+  MultiLockHandle,
+  ZkLockClient,
 } from '../../lib';
 import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 
 import { useCoreFixture } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
+import { expireSession } from './support/expire-session';
 import { runWorkers, scratchDir } from './support/workers';
-import { eventually } from './support/zk-admin';
+import { eventually, settlesWithin, zkConnectFromEnv } from './support/zk-admin';
 
 describe('multi-path lock', () => {
   const zk = useCoreFixture('multi', { parentCleanupDelayMs: 100 });
@@ -107,6 +110,66 @@ describe('multi-path lock', () => {
     expect(multi.state).toBe('lost');
     await multi.release();
   });
+
+  // sessions 4 (the default): a and b are on different sessions, and only a's session expires;
+  // sessions 1: the waiter on b is on the expired session too, and queues again on the next one.
+  it.each([1, 4])(
+    'a member lost while a later one is waited for fails the whole acquire with LockLostError, leaving no node (sessions: %i)',
+    async (sessions) => {
+      const a = p(`lost-a-${sessions}`);
+      let b = p(`lost-b-${sessions}`);
+      for (
+        let i = 0;
+        sessionIndexOf(b, sessions) === sessionIndexOf(a, sessions) && sessions > 1;
+        i++
+      ) {
+        b = p(`lost-b${i}-${sessions}`); // sorts after a: a is taken first
+      }
+      const locks = await ZkLockClient.connect({
+        connectionString: zkConnectFromEnv(),
+        sessionTimeoutMs: 10_000,
+        sessions,
+      });
+      try {
+        const holderOfB = await zk.startAgent();
+        const other = await zk.startAgent();
+        await holderOfB.acquire(b);
+        const outcome = locks.acquireAll([b, a]).then(
+          (multi): MultiLockHandle | Error => multi,
+          (err: Error) => err,
+        );
+        await eventually(
+          'the client holds a and waits for b',
+          async () =>
+            (await zk.admin.children(a)).length === 1 && (await zk.admin.children(b)).length === 2,
+        );
+        // The other process queues for a; a's session expires on the server, the other holds a.
+        const otherHoldsA = other.acquire(a);
+        await expireSession(zkConnectFromEnv(), locks, sessionIndexOf(a, sessions));
+        await otherHoldsA;
+
+        // Told at once: the wait for b ends while b is still held.
+        const result = await settlesWithin('the acquireAll settles while b is held', outcome);
+        if (!(result instanceof Error)) {
+          const states = result.locks.map((l) => `${l.path}: ${l.state}`).join(', ');
+          await result.release();
+          expect.fail(`acquireAll resolved with ${states} while the other process holds ${a}`);
+        }
+        expect(result).toBeInstanceOf(LockLostError);
+        expect(result).toMatchObject({ path: a, reason: 'session-expired' });
+        // Nothing of ours is left: a has the other process's node alone, b its holder's.
+        expect(await zk.admin.children(a)).toHaveLength(1);
+        await eventually(
+          "b has its holder's node alone",
+          async () => (await zk.admin.children(b)).length === 1,
+        );
+        await holderOfB.release(b);
+        await other.release(a);
+      } finally {
+        await locks.close();
+      }
+    },
+  );
 
   it('bad input fails before anything is sent to ZooKeeper', async () => {
     await expect(zk.locks.acquireAll([])).rejects.toBeInstanceOf(InvalidLockOptionsError);

@@ -4,8 +4,34 @@
  * are different owners and wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockHandle } from '../../lib';
+import { AcquireOptions, LockHandle, LockLostError, LockModeError, ZkLockClient } from '../../lib';
+import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 import { useCoreFixture } from './support/core-fixture';
+import { expireSession } from './support/expire-session';
+import { eventually, zkConnectFromEnv } from './support/zk-admin';
+
+type Kind = 'mutex' | 'read' | 'write';
+
+function takeOf(
+  locks: ZkLockClient,
+  kind: Kind,
+  path: string,
+  options: AcquireOptions,
+): Promise<LockHandle> {
+  return kind === 'mutex'
+    ? locks.acquire(path, options)
+    : (kind === 'read' ? locks.readLock(path) : locks.writeLock(path)).acquire(options);
+}
+
+function withLockOf<T>(
+  locks: ZkLockClient,
+  kind: Kind,
+  path: string,
+  fn: (lock: LockHandle) => Promise<T>,
+): Promise<T> {
+  if (kind === 'mutex') return locks.withLock(path, fn);
+  return (kind === 'read' ? locks.readLock(path) : locks.writeLock(path)).withLock(fn);
+}
 
 /** Each "x:enter" is directly followed by "x:exit", and every worker ran once. */
 function expectNoOverlap(events: string[], workers: number): void {
@@ -44,6 +70,50 @@ describe.each([1, 4])('reentrancy and in-process exclusion (sessions: %i)', (ses
     expect(zk.locks.isHeld(path)).toBe(false);
     expect(await zk.admin.children(path)).toEqual([]);
   });
+
+  // Every pairing of one path's kinds in a scope whose lock was lost: the scope's own lock (the
+  // read side, as the write side re-entered by a downgrade) fails with its loss; one path as a
+  // mutex and a read/write lock in one process stays a LockModeError, lost or not.
+  it.each([
+    ['write', 'read', LockLostError],
+    ['read', 'write', LockLostError],
+    ['write', 'write', LockLostError],
+    ['read', 'read', LockLostError],
+    ['mutex', 'mutex', LockLostError],
+    ['mutex', 'read', LockModeError],
+    ['write', 'mutex', LockModeError],
+  ] as const)(
+    'in a scope whose %s lock was lost, a %s lock fails at once, never a fresh grant',
+    async (held, asked, expected) => {
+      const path = `${zk.root}/lost-${held}-${asked}`;
+      const locks = await ZkLockClient.connect({
+        connectionString: zkConnectFromEnv(),
+        sessionTimeoutMs: 10_000,
+        sessions,
+      });
+      try {
+        const outcome = await withLockOf(locks, held, path, async (lock) => {
+          await expireSession(zkConnectFromEnv(), locks, sessionIndexOf(path, sessions));
+          await eventually('the lock is lost', () => lock.state === 'lost');
+          // The wait is bounded only so that a wrong grant cannot hang the test.
+          return takeOf(locks, asked, path, { waitTimeoutMs: 5_000 }).then(
+            async (granted) => {
+              await granted.release();
+              return `granted a fresh ${asked} lock, token ${granted.fencingToken}`;
+            },
+            (err: unknown) => err,
+          );
+        });
+        expect(outcome).toBeInstanceOf(expected);
+        expect(outcome).toMatchObject({ path });
+        if (expected === LockLostError)
+          expect(outcome).toMatchObject({ reason: 'session-expired' });
+        expect(await zk.admin.children(path)).toEqual([]);
+      } finally {
+        await locks.close();
+      }
+    },
+  );
 
   it('emits "acquired" with reentrant=true for the nested levels only', async () => {
     const path = `${zk.root}/events`;

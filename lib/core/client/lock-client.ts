@@ -11,7 +11,7 @@ import { documentedError } from '../recipes/acquire-error';
 import { ElectionRegistry } from '../recipes/election-registry';
 import type { ElectionOptions } from '../recipes/election-types';
 import type { LeaderLatch } from '../recipes/leader-latch';
-import { acquireAll } from '../recipes/multi-lock';
+import { acquireAll, type MultiLockHost } from '../recipes/multi-lock';
 import { ParentReaper } from '../recipes/parent-reaper';
 import { SemaphoreRecipe } from '../recipes/semaphore';
 import type {
@@ -40,6 +40,18 @@ import { LockHandleView, ReadOnlyLockView } from './lock-handle';
 import { OwnerScope, ownerKey } from './owner-scope';
 
 const DEFAULTS = CLIENT_DEFAULTS;
+
+/** What acquireAll needs of the client: `lockPathOf` and `acquire`, and the members' losses. */
+function multiLockHost(
+  lockPathOf: MultiLockHost['lockPathOf'],
+  acquire: MultiLockHost['acquire'],
+): MultiLockHost {
+  return {
+    lockPathOf,
+    acquire,
+    onLoss: (lock, listener) => (lock as LockHandleView).heldLock.onLoss(listener),
+  };
+}
 
 /**
  * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
@@ -218,10 +230,10 @@ export class ZkLockClient extends EventEmitter {
    * The handle's signal aborts when any member is lost; release() frees them in reverse order.
    */
   acquireAll(paths: readonly string[], options: AcquireOptions = {}): Promise<MultiLockHandle> {
-    const host = {
-      lockPathOf: (path: string) => applyNamespace(this.options.namespace, path),
-      acquire: (path: string, opts: AcquireOptions) => this.acquire(path, opts),
-    };
+    const host = multiLockHost(
+      (path) => applyNamespace(this.options.namespace, path),
+      (path, opts) => this.acquire(path, opts),
+    );
     return acquireAll(host, paths, options);
   }
 
@@ -315,11 +327,10 @@ export class ZkLockClient extends EventEmitter {
         return this.runOwning([lock], lock, fn);
       },
       withValidLockAll: async (paths, fn, options) => {
-        const host = {
-          lockPathOf: validLockPath,
-          acquire: (path: string, opts: AcquireOptions) =>
-            this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
-        };
+        const host = multiLockHost(
+          validLockPath,
+          (path, opts) => this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
+        );
         const multi = await acquireAll(host, paths, options);
         return this.runOwning(multi.locks, multi, fn);
       },

@@ -27,9 +27,18 @@ export class OwnerScope {
     return lock?.active ? lock : undefined;
   }
 
-  /** The loss of `path`'s lock if this scope lost it and still holds it (see HeldLock). */
-  lost(path: string): LockLostError | undefined {
-    return this.held.get(path)?.lostWhileHeld;
+  /**
+   * The loss of a lock of `lockPath` this scope lost and still holds (see HeldLock), on the side
+   * `kind` takes or, for a read/write lock, the other one: a read in a lost write's scope would
+   * re-enter it (a downgrade), a write in a lost read's scope would wait for it (an upgrade).
+   */
+  private lost(lockPath: string, kind: 'mutex' | 'read' | 'write'): LockLostError | undefined {
+    const kinds = kind === 'mutex' ? (['mutex'] as const) : (['read', 'write'] as const);
+    for (const side of kinds) {
+      const lost = this.held.get(ownerKey(lockPath, side))?.lostWhileHeld;
+      if (lost) return lost;
+    }
+    return undefined;
   }
 
   /**
@@ -47,6 +56,11 @@ export class OwnerScope {
     const held =
       this.active(key) ?? (kind === 'read' ? this.active(ownerKey(lockPath, 'write')) : undefined);
     if (held) return { reenter: held };
+    // This scope lost this lock but still holds its place here: a take would wait for itself
+    // (its node may outlive the loss) or be granted a fresh lock beside the one it lost, so it
+    // fails as re-entering the lost lock would (docs/design.md "What holding means").
+    const lost = this.lost(lockPath, kind);
+    if (lost) return { fail: lost };
     if (kind === 'write' && this.active(ownerKey(lockPath, 'read'))) {
       return {
         fail: new LockModeError(
@@ -56,8 +70,6 @@ export class OwnerScope {
         ),
       };
     }
-    // This scope lost this lock but still holds its place here: waiting would be for ourselves.
-    const lost = this.lost(key);
-    return lost ? { fail: lost } : undefined;
+    return undefined;
   }
 }

@@ -14,6 +14,7 @@ export abstract class HeldResource {
   protected lostError?: LockLostError;
   private controller?: AbortController;
   private events?: EventEmitter;
+  private lossListeners?: Set<(error: LockLostError) => void>;
 
   constructor(readonly path: string) {}
 
@@ -56,6 +57,17 @@ export abstract class HeldResource {
   }
 
   /**
+   * @internal Calls `listener` with the LockLostError of a loss from now on (not of a release by
+   * close()), without watching the nodes as the signal and 'lost' do: it hears of what is noticed
+   * anyway (the session's loss, a deletion while watched). Returns what removes it.
+   */
+  onLoss(listener: (error: LockLostError) => void): () => void {
+    const listeners = (this.lossListeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /**
    * No longer ours: abort the signal with a LockLostError. `client-closed` means we released it
    * ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
    */
@@ -68,7 +80,9 @@ export abstract class HeldResource {
     try {
       this.events?.emit('lost', error);
     } finally {
-      this.lost(error); // the library's own bookkeeping, even if a listener threw
+      // The library's own bookkeeping, even if a listener threw.
+      if (this.state === 'lost') for (const listener of this.lossListeners ?? []) listener(error);
+      this.lost(error);
     }
   }
 

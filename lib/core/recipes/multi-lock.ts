@@ -7,6 +7,11 @@ export interface MultiLockHost {
   /** The lock path of `path` (namespace applied); throws InvalidLockPathError. */
   lockPathOf(path: string): string;
   acquire(path: string, options: AcquireOptions): Promise<LockHandle>;
+  /**
+   * Calls `listener` when `lock` (one acquire() returned) is lost, without watching its node
+   * (HeldResource.onLoss); returns what removes it.
+   */
+  onLoss(lock: LockHandle, listener: (error: LockLostError) => void): () => void;
 }
 
 /**
@@ -35,6 +40,9 @@ export function canonicalOrder(host: MultiLockHost, paths: readonly string[]): s
 /**
  * Takes every path, in canonical order, within one wait budget; all or nothing: on a timeout, an
  * abort or an error, what was taken is released (in reverse order) before the error is thrown.
+ * A member lost before the last one is granted (its session expired or silent past its timeout,
+ * its node deleted while watched) is such an error: the wait under way ends at once, and the
+ * acquire fails with that member's LockLostError.
  */
 export async function acquireAll(
   host: MultiLockHost,
@@ -45,20 +53,57 @@ export async function acquireAll(
   const { waitTimeoutMs, signal } = options;
   const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
   const taken: LockHandle[] = [];
+  // The members' waits end when the caller's signal aborts (its reason passed on as is), or when
+  // a member taken already is lost.
+  const wait = new AbortController();
+  const forward = (): void => wait.abort(signal!.reason);
+  if (signal?.aborted) forward();
+  else signal?.addEventListener('abort', forward, { once: true });
+  let lostMember: LockLostError | undefined;
+  const lose = (error: LockLostError): void => {
+    lostMember ??= error;
+    wait.abort(error);
+  };
+  const unwatch: Array<() => void> = [];
   try {
     for (const path of ordered) {
+      if (lostMember) throw lostMember;
       const remaining = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
-      taken.push(await host.acquire(path, { waitTimeoutMs: remaining, signal }));
+      const lock = await host.acquire(path, { waitTimeoutMs: remaining, signal: wait.signal });
+      taken.push(lock);
+      unwatch.push(host.onLoss(lock, lose));
     }
+    // The grant of the last member applied the session clock's rules to its own session only.
+    for (const lock of taken) checkHeld(lock);
+    const lost = taken.find((l) => l.state === 'lost');
+    if (lost) lose(lost.signal.reason as LockLostError); // not active: reading it sends nothing
+    if (lostMember) throw lostMember;
   } catch (err) {
     await releaseInReverse(taken);
+    if (lostMember) throw lostMember;
     // The budget was the whole wait, not what was left of it for this path.
     if (err instanceof LockTimeoutError && waitTimeoutMs !== undefined) {
       throw new LockTimeoutError(err.path, waitTimeoutMs, err.ahead);
     }
     throw err;
+  } finally {
+    signal?.removeEventListener('abort', forward);
+    for (const stop of unwatch) stop();
   }
   return new MultiLock(taken);
+}
+
+/**
+ * Applies the session clock's rules to `lock` (HeldLock.assertHeld): a session silent past its
+ * timeout is lost now, and its locks with it. Only a loss counts: a lock whose session is merely
+ * unproven (suspended) stays a member, 'uncertain', as a single lock may be right after its grant.
+ */
+function checkHeld(lock: LockHandle): void {
+  try {
+    lock.assertHeld();
+  } catch {
+    // the state tells
+  }
 }
 
 async function releaseInReverse(locks: readonly LockHandle[]): Promise<void> {
@@ -113,13 +158,7 @@ class MultiLock implements MultiLockHandle {
     if (!this.releasing) {
       // As each lock's release, the session clock's rules first (HeldLock.exit), while its
       // signal still reaches this one: a loss found now is told here too.
-      for (const lock of this.locks) {
-        try {
-          lock.assertHeld();
-        } catch {
-          // lost (its signal told this one) or released: nothing else to do here
-        }
-      }
+      for (const lock of this.locks) checkHeld(lock); // a loss: its signal told this one
       for (const stop of this.unwatch.splice(0)) stop();
       this.releasing = releaseInReverse(this.locks);
     }
