@@ -8,6 +8,8 @@ export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
+    // One file at a time: each loads the machine on purpose.
+    fileParallelism: false,
     include: ['test/faults/**/*.faults-spec.ts'],
     globalSetup: [],
     testTimeout: shared.test.testTimeout * 5,

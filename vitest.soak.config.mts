@@ -7,6 +7,8 @@ export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
+    // One file at a time: each loads the machine on purpose.
+    fileParallelism: false,
     include: ['test/soak/**/*.soak-spec.ts'],
     testTimeout: shared.test.testTimeout * 5,
   },

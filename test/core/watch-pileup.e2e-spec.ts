@@ -2,10 +2,10 @@
  * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) and
  * reconnects must not leave watch callbacks behind in node-zookeeper-client: 200 tries against a
  * long hold leave at most one callback on the watched node, no MaxListenersExceededWarning, and
- * the server's watch count stays bounded; so do 10 reconnects of a waiting client.
+ * the server's watch count on the file's root stays bounded; so do 10 reconnects of a waiting client.
  */
 import { ConnectionState, ZkLockClient } from '../../lib';
-import { mntr } from '../support/zookeeper';
+import { watchesUnder } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';
 import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
@@ -37,7 +37,7 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
       sessions: 1,
     });
     try {
-      const before = (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
+      const before = await watchesUnder(clientPortOf(zkConnectFromEnv()), zk.root);
       for (let i = 0; i < 200; i++) expect(await client.tryAcquire(path)).toBeNull();
       for (let i = 0; i < 20; i++) {
         await expect(client.acquire(path, { waitTimeoutMs: 20 })).rejects.toMatchObject({
@@ -46,7 +46,7 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
       }
       expect(dataCallbacks(client, `${path}/${holderNode}`)).toBeLessThanOrEqual(1);
       expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
-      const after = (await mntr(clientPortOf(zkConnectFromEnv()))).zk_watch_count;
+      const after = await watchesUnder(clientPortOf(zkConnectFromEnv()), zk.root);
       expect(after - before).toBeLessThanOrEqual(2);
     } finally {
       await client.close();
@@ -69,7 +69,7 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
     const states: ConnectionState[] = [];
     client.on('state', (state: ConnectionState) => states.push(state));
     try {
-      const before = (await mntr(port)).zk_watch_count;
+      const before = await watchesUnder(port, zk.root);
       const waiting = client.acquire(path); // waits behind the agent, watching its node
       void waiting.catch(() => undefined); // rejected by close() if a check below fails
       await eventually('the waiter watches the holder', () => dataCallbacks(client, watched) === 1);
@@ -85,7 +85,7 @@ describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => 
       expect(states.filter((s) => s === 'RECONNECTED')).toHaveLength(10);
       expect(dataCallbacks(client, watched)).toBeLessThanOrEqual(1);
       expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
-      const after = (await mntr(port)).zk_watch_count;
+      const after = await watchesUnder(port, zk.root);
       expect(after - before).toBeLessThanOrEqual(2);
       await agent.release(path);
       await (await waiting).release();

@@ -120,6 +120,22 @@ export async function mntr(port: number): Promise<Record<string, number>> {
   return out;
 }
 
+/**
+ * Watches the server holds on `root` and the paths below it (`wchp`: data and child watches, one
+ * per path and session). Unlike mntr's zk_watch_count, which counts the whole server's, this
+ * counts only a file's own root, so it holds on the run's shared server while other files run.
+ */
+export async function watchesUnder(port: number, root: string): Promise<number> {
+  const text = await fourLetterWord(port, 'wchp', 5000);
+  let count = 0;
+  let inRoot = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('/')) inRoot = line === root || line.startsWith(`${root}/`);
+    else if (inRoot && line.trim().startsWith('0x')) count++;
+  }
+  return count;
+}
+
 export interface ZooKeeperOptions {
   /** 1 = standalone, 3 = ensemble. */
   size?: number;
