@@ -1,12 +1,19 @@
 /**
+ * What a holder lost during an outage leaves behind once ZooKeeper is back.
+ *
  * Issue #19 §6: a lock lost during an outage left its empty lock path behind. The server restores
  * the old session from its log when it restarts and keeps the lost holder's node until it expires
  * that session, a session timeout later; released before then, the node stayed (nobody deletes
  * it: its session is no longer ours) and cleanup found the path in use and never came back. The
  * session timeout is long enough that the new session is up well before the old one expires, so
  * the release meets the node still there on any machine (with 4 s it did only on a fast one).
+ *
+ * Issue #32 §4: a semaphore lease lost the same way kept its node: its release skipped the delete
+ * for a session lost by our clock, and the next client waited for the server to expire the old
+ * session. The outage there lasts past the lost session's own attempts to close itself on the
+ * server (a session timeout after the loss), so only the release can delete the node.
  */
-import { LockLostError, ZkLockClient } from '../../lib';
+import { LockLostError, ZkLockClient, type SemaphoreLease } from '../../lib';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
@@ -53,6 +60,45 @@ describe('a lock lost during an outage', () => {
         scaled(30_000),
       );
     } finally {
+      admin.close();
+    }
+  });
+
+  it('deletes a lease lost during an outage when it is released after the reconnect', async () => {
+    const semaphore = locks.semaphore('/stock-1', { maxLeases: 1 });
+    const lease: SemaphoreLease = await semaphore.acquire();
+    const leasesNode = `${root}/stock-1/leases`;
+    const admin = await ZkAdmin.connect(server.connectionString);
+    let other: ZkLockClient | undefined;
+    try {
+      expect(await admin.children(leasesNode)).toHaveLength(1);
+      await server.members[0].stop();
+      await new Promise((resolve) => lease.signal.addEventListener('abort', resolve));
+      expect(lease.signal.reason).toMatchObject({ reason: 'connection-lost' });
+      // The outage outlasts the lost session's attempts to close itself on the server (a session
+      // timeout after the loss): the restarted server restores the old session and its node.
+      const lostAt = Date.now();
+      await eventually(
+        'the outage outlasts the lost session',
+        () => Date.now() - lostAt > 14_000,
+        30_000,
+      );
+      server.members[0].start();
+      await server.members[0].waitServing();
+      await eventually('a new session', () => locks.state === 'RECONNECTED', scaled(60_000));
+      await lease.release();
+      // The release deleted the node through the new session, before it resolved.
+      expect(await admin.children(leasesNode)).toEqual([]);
+      other = await ZkLockClient.connect({
+        connectionString: server.connectionString,
+        namespace: root,
+        sessionTimeoutMs: 12_000,
+      });
+      const next = await other.semaphore('/stock-1', { maxLeases: 1 }).tryAcquire();
+      expect(next).not.toBeNull();
+      await next?.release();
+    } finally {
+      await other?.close();
       admin.close();
     }
   });

@@ -2,13 +2,15 @@
 import { HeldResource } from '../queue/held-resource';
 import type { ProtectedNode } from './protected-node';
 import type { SemaphoreLease } from '../types';
+import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isNoNode } from '../zookeeper/zk-errors';
 
 /**
  * Leases held on one semaphore path: one ephemeral node each. Lost when its session is lost or
  * a node is deleted by someone else (watched only once someone reads the signal or listens for
- * 'lost', like a held lock); then release() deletes nothing of a new session's.
+ * 'lost', like a held lock). release() deletes the nodes through the connection's current
+ * session, as a lock's Contender does.
  */
 export class HeldLease extends HeldResource implements SemaphoreLease {
   private watching = false;
@@ -18,6 +20,8 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
     path: string,
     readonly session: ZkSession,
     private readonly nodes: readonly ProtectedNode[],
+    /** The connection `session` belongs to (a lost session's nodes are deleted through its next). */
+    private readonly connection: ZkConnection,
     private readonly onEnd: (lease: HeldLease) => void,
   ) {
     super(path);
@@ -39,12 +43,14 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
 
   private async releaseOnce(): Promise<void> {
     if (this.state !== 'lost') this.state = 'released';
-    // A lost session took its nodes with it; a node deleted by others is gone too (NO_NODE).
-    if (
-      this.lostError?.reason !== 'session-expired' &&
-      this.lostError?.reason !== 'connection-lost'
-    ) {
-      await Promise.all(this.nodes.map((n) => n.remove()));
+    // An expired session took its nodes with it. A session our clock declared lost may not
+    // have: a server that restored it from its log keeps its nodes until it expires it, a
+    // session timeout after its start, and the next holder would wait that long. So they are
+    // deleted through the connection's current session (the names carry our uuids: ours
+    // whoever's session it is now); a node deleted by others answers NO_NODE.
+    if (this.lostError?.reason !== 'session-expired') {
+      const current = this.connection.current;
+      await Promise.all(this.nodes.map((n) => n.remove(current)));
     }
     this.onEnd(this);
   }

@@ -263,7 +263,10 @@ export class SemaphoreRecipe {
     } finally {
       this.background(w.leasesPath, mutex.release());
     }
-    const lease = new HeldLease(w.path, session, nodes, (l) => this.leaseEnded(l, w.leasesPath));
+    const connection = this.host.connectionOf(w.leasesPath);
+    const lease = new HeldLease(w.path, session, nodes, connection, (l) =>
+      this.leaseEnded(l, w.leasesPath),
+    );
     this.leases.add(lease);
     this.limits.use(w.path, w.leasesPath, w.maxLeases);
     this.busy.set(w.leasesPath, (this.busy.get(w.leasesPath) ?? 0) + 1);

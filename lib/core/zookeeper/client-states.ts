@@ -76,9 +76,13 @@ export class ClientStates {
     const { lifecycle, clock, sessionTimeoutMs } = this.parts;
     if (lifecycle.over) return;
     this.stalled = clock.stale;
-    // The server may still hold this session (e.g. the whole ensemble was paused): it closes
-    // itself when possible so its ephemeral nodes go at once, within another session timeout.
-    lifecycle.lose(reason, sessionTimeoutMs);
+    // The server may still hold this session (the whole ensemble was paused, or restarts and
+    // restores it from its log): it closes itself when possible so its ephemeral nodes go at
+    // once. A session our clock ended keeps trying until a server answers again, then gets
+    // another session timeout; one the server expired, or whose credentials it refused, only
+    // that timeout.
+    const untilReachable = reason === 'connection-lost' && !this.refusedAuth;
+    lifecycle.lose(reason, sessionTimeoutMs, untilReachable);
   }
 
   /** After a stall: a request sent now whose reply proves the session alive (SessionClock). */

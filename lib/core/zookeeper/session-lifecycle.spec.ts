@@ -91,6 +91,47 @@ describe('SessionLifecycle', () => {
     expect(lifecycle.phase).toBe('lost-closed');
   });
 
+  it('a lost session without a connection gives up after its grace', () => {
+    const { lifecycle, calls } = setup(false);
+    lifecycle.connected();
+    lifecycle.lose('connection-lost', 30_000);
+    vi.advanceTimersByTime(30_000);
+    expect(calls).toEqual(['emit connected', 'emit lost connection-lost', ...ENDED]);
+    expect(lifecycle.mayConnect()).toBe(false);
+  });
+
+  it('a session our clock ended keeps trying to close itself until a server answers again', () => {
+    // A server that restarts restores the session from its log, however long it was down.
+    const { lifecycle, calls, socket } = setup(false);
+    lifecycle.connected();
+    lifecycle.lose('connection-lost', 30_000, true);
+    vi.advanceTimersByTime(10 * 30_000);
+    expect(lifecycle.mayConnect()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    socket.connected = true;
+    lifecycle.socketConnected(); // the restored session: closed on the server, within the grace
+    expect(calls).toEqual(['emit connected', 'emit lost connection-lost', 'closeOnServer']);
+    vi.advanceTimersByTime(30_000);
+    expect(calls).toEqual([
+      'emit connected',
+      'emit lost connection-lost',
+      'closeOnServer',
+      ...ENDED,
+    ]);
+  });
+
+  it('a session our clock ended gets its grace once the owner reaches a server again', () => {
+    // The server expired it already, or answers it late: it ends within the grace anyway.
+    const { lifecycle, calls } = setup(false);
+    lifecycle.connected();
+    lifecycle.lose('connection-lost', 30_000, true);
+    lifecycle.reachable();
+    vi.advanceTimersByTime(29_999);
+    expect(lifecycle.mayConnect()).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(calls).toEqual(['emit connected', 'emit lost connection-lost', ...ENDED]);
+  });
+
   it("the owner's close of a lost session without a connection ends it at once", async () => {
     // ZkConnection.close() used to wait for it until its grace (a session timeout) ran out.
     const { lifecycle, calls } = setup(false);

@@ -62,6 +62,8 @@ export class SessionLifecycle {
   private shown: SessionState = 'connecting';
   private timer?: NodeJS.Timeout;
   private endsAt = Infinity;
+  /** How long a lost session may still take to close itself once a server answers again. */
+  private lostGraceMs = 0;
   private resolveClosed!: () => void;
   /** Resolves once the session has ended. */
   readonly closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
@@ -106,11 +108,24 @@ export class SessionLifecycle {
     if (this.current === 'connected' && this.to('suspended')) this.effects.emit('suspended');
   }
 
-  /** The session is over for us; it closes itself on the server within `graceMs` if it can. */
-  lose(reason: LossReason, graceMs: number): void {
+  /**
+   * The session is over for us; it closes itself on the server within `graceMs` if it can.
+   * `untilReachable`: with no connection now, it keeps trying with no deadline until a server
+   * answers again (reachable()), and only then gets `graceMs`. A server that restarts restores
+   * the session from its log and keeps its nodes until it expires it, a session timeout after
+   * its start, however long it was down: closed by us, they go at once.
+   */
+  lose(reason: LossReason, graceMs: number, untilReachable = false): void {
     if (!this.to('lost')) return;
+    this.lostGraceMs = graceMs;
     this.effects.emit('lost', reason);
+    if (untilReachable && !this.effects.socketConnected()) return;
     this.endWithin(graceMs);
+  }
+
+  /** A server answers again (the owner's next session connected): a lost session gets its grace. */
+  reachable(): void {
+    if (this.current === 'lost') this.arm(this.lostGraceMs);
   }
 
   /** The owner's close: resolves once ended, within `graceMs` (at once without a connection). */
@@ -132,9 +147,11 @@ export class SessionLifecycle {
     return !this.ended;
   }
 
-  /** A connection came up: a lost session closes itself on the server now. */
+  /** A connection came up: a lost session closes itself on the server now, within its grace. */
   socketConnected(): void {
-    if (this.current === 'lost') this.effects.closeOnServer();
+    if (this.current !== 'lost') return;
+    this.effects.closeOnServer();
+    this.arm(this.lostGraceMs);
   }
 
   /** The socket closed and the client will not reconnect. */

@@ -134,6 +134,8 @@ export class ZkConnection extends EventEmitter {
       this.setState(this.hadSession ? 'RECONNECTED' : 'CONNECTED');
       this.hadSession = true;
       this.afterStall = false;
+      // A server answers again: lost sessions it may have restored close themselves there now.
+      for (const lost of this.lostSessions) lost.serverReachable();
     });
     session.on('suspended', () => this.setState('SUSPENDED'));
     session.on('reconnected', () => this.setState('RECONNECTED'));

@@ -193,6 +193,14 @@ export class ZkSession extends EventEmitter {
     this.client.connect();
   }
 
+  /**
+   * A server answers again (the owner's next session connected): a lost session still trying
+   * to close itself on the server gets its grace from now (SessionLifecycle.lose).
+   */
+  serverReachable(): void {
+    this.lifecycle.reachable();
+  }
+
   /** Resolves once connected again: true, or false if the session is lost or closed first. */
   whenUsable(): Promise<boolean> {
     if (this.state === 'connected') return Promise.resolve(true);
