@@ -1,5 +1,6 @@
 // The client's option defaults and checks, in one place.
 import { MAX_WAIT_MS } from './acquire-options';
+import { parseConnectionString } from '../connection-string';
 import { InvalidLockOptionsError } from '../errors';
 import { applyNamespace } from '../paths';
 import type { ZkLockClientOptions } from '../types';
@@ -54,6 +55,16 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       'connectionString',
       'must be "host:port[,host:port...]"',
       'Give the ZooKeeper ensemble, e.g. "zk1:2181,zk2:2181"',
+    );
+  }
+  const parsed = parseConnectionString(connectionString);
+  if (!parsed.ok) {
+    // Not the value: it may carry a password (parseConnectionString names the part instead).
+    throw new InvalidLockOptionsError(
+      subject,
+      `connectionString is not "host:port[,host:port...][/chroot]": ${parsed.reason}`,
+      'Give the ZooKeeper ensemble, e.g. "zk1:2181,zk2:2181" or "zk1:2181/my-app"; ' +
+        "credentials go in the auth option ('user:password')",
     );
   }
   for (const [option, min] of Object.entries(DURATIONS)) {
