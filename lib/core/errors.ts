@@ -1,4 +1,5 @@
 // The errors this library throws: ZkLockError and its subclasses, each naming what to do.
+import { withoutUserInfo } from './connection-string';
 
 /** Base of every error this library throws. */
 export class ZkLockError extends Error {
@@ -148,21 +149,27 @@ export interface ConnectFailure {
   cause?: unknown;
 }
 
-/** ZooKeeper could not be reached, or did not answer in time. */
+/**
+ * ZooKeeper could not be reached, or did not answer in time. `connectionString` (and the message)
+ * show the servers without any `user:password@`.
+ */
 export class ZooKeeperUnavailableError extends ZkLockError {
+  readonly connectionString: string;
+
   constructor(
-    readonly connectionString: string,
+    connectionString: string,
     readonly timeoutMs: number,
     what: string,
     readonly failure?: ConnectFailure,
   ) {
     super(
-      `ZooKeeper at "${connectionString}" did not answer ${what} within ${timeoutMs} ms` +
+      `ZooKeeper at "${withoutUserInfo(connectionString)}" did not answer ${what} within ${timeoutMs} ms` +
         (failure
           ? `: ${failure.reason}. ${failure.hint}.`
           : '. Check that the servers are running and reachable, or raise connectTimeoutMs/requestTimeoutMs.'),
       { cause: failure?.cause },
     );
+    this.connectionString = withoutUserInfo(connectionString);
   }
 }
 
@@ -172,17 +179,21 @@ export class ZooKeeperUnavailableError extends ZkLockError {
  * this error until a new client is connected with credentials the servers accept.
  */
 export class ZooKeeperAuthFailedError extends ZkLockError {
+  /** The servers, without any `user:password@`. */
+  readonly connectionString: string;
+
   constructor(
-    readonly connectionString: string,
+    connectionString: string,
     readonly scheme: string,
   ) {
     super(
-      `ZooKeeper at "${connectionString}" refused this client's "${scheme}" credentials ` +
+      `ZooKeeper at "${withoutUserInfo(connectionString)}" refused this client's "${scheme}" credentials ` +
         '(AUTH_FAILED) and closed the session; the client will not retry. Check the `auth` ' +
         'option (each entry "user:password") and that the servers accept digest authentication ' +
         '(a server started with zookeeper.DigestAuthenticationProvider.enabled=false refuses it), ' +
         'then connect a new client.',
     );
+    this.connectionString = withoutUserInfo(connectionString);
   }
 }
 

@@ -3,7 +3,10 @@ import type { LockLossReason } from './errors';
 import type { ZkTlsOptions } from './zookeeper/zk-credentials';
 
 export interface ZkLockClientOptions {
-  /** "host:port,host:port" of the ZooKeeper ensemble. */
+  /**
+   * "host:port,host:port" of the ZooKeeper ensemble, optionally followed by a chroot path
+   * ("zk1:2181,zk2:2181/app"). A malformed one fails connect() with InvalidLockOptionsError.
+   */
   connectionString: string;
   /** Requested session timeout; the server may clamp it. Default 10_000. */
   sessionTimeoutMs?: number;
@@ -57,6 +60,12 @@ export interface ZkLockClientOptions {
    * session just below the 2^31-1 wrap. Not for users.
    */
   firstXid?: number;
+  /**
+   * Where `connect()` sends its one warning about the options: `auth` without `tls` (the digest
+   * password crosses the network as plain bytes). Default: a Node process warning (code
+   * `ZKLOCK_AUTH_WITHOUT_TLS`, printed to stderr); the NestJS module logs it through Nest's Logger.
+   */
+  onWarning?: (message: string) => void;
 }
 
 export interface AcquireOptions {

@@ -238,6 +238,21 @@ describe('credentials on every error path', () => {
     }
   });
 
+  it('auth without TLS: one warning at bootstrap through the Logger; with TLS none', async () => {
+    const warnings = async (options: Partial<ZkLockClientOptions>): Promise<string[]> => {
+      const logger = new CapturingLogger();
+      const app = await bootApp({ connectTimeoutMs: 10_000, ...options }, logger);
+      await app.close();
+      return logger.lines.filter((l) => l.startsWith('warn') && /without tls/.test(l));
+    };
+    const plain = await warnings({ connectionString: process.env.ZK_CONNECT! });
+    expect(plain).toHaveLength(1);
+    expect(plain[0]).toMatch(/^warn auth is set without tls: .*plain bytes.*ZkLock$/);
+    expectNoSecret(plain[0], 'the warning');
+    const tls = { ca: certs.ca, cert: certs.client.cert, key: certs.client.key };
+    expect(await warnings({ connectionString: tlsServer.secureConnectionString, tls })).toEqual([]);
+  });
+
   it('TLS: an encrypted key with its passphrase never shows in inspect(), nor in refusals', async () => {
     const tls = {
       ca: certs.ca,

@@ -1,8 +1,10 @@
 // The client's option defaults and checks, in one place.
 import { MAX_WAIT_MS } from './acquire-options';
+import { parseConnectionString, withoutUserInfo } from '../connection-string';
 import { InvalidLockOptionsError } from '../errors';
 import { applyNamespace } from '../paths';
 import type { ZkLockClientOptions } from '../types';
+import type { ZkCredentials } from '../zookeeper/zk-credentials';
 
 /** The client's defaults, in one place (docs/reference/options.md lists them). */
 export const CLIENT_DEFAULTS = {
@@ -48,12 +50,22 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       'Pass { connectionString }',
     );
   }
-  const { connectionString, maxNodesPerPath, nodeData, namespace, sessions } = options;
+  const { connectionString, maxNodesPerPath, nodeData, namespace, sessions, onWarning } = options;
   if (typeof connectionString !== 'string' || connectionString.trim() === '') {
     fail(
       'connectionString',
       'must be "host:port[,host:port...]"',
       'Give the ZooKeeper ensemble, e.g. "zk1:2181,zk2:2181"',
+    );
+  }
+  const parsed = parseConnectionString(connectionString);
+  if (!parsed.ok) {
+    // Not the value: it may carry a password (parseConnectionString names the part instead).
+    throw new InvalidLockOptionsError(
+      subject,
+      `connectionString is not "host:port[,host:port...][/chroot]": ${parsed.reason}`,
+      'Give the ZooKeeper ensemble, e.g. "zk1:2181,zk2:2181" or "zk1:2181/my-app"; ' +
+        "credentials go in the auth option ('user:password')",
     );
   }
   for (const [option, min] of Object.entries(DURATIONS)) {
@@ -88,6 +100,13 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
         "connection to ZooKeeper and counts against the servers' maxClientCnxns",
     );
   }
+  if (onWarning !== undefined && typeof onWarning !== 'function') {
+    fail(
+      'onWarning',
+      'must be a function of the message',
+      'Give (message) => logger.warn(message), or leave it out for a Node process warning',
+    );
+  }
   if (nodeData !== undefined && !isRecordOfScalars(nodeData)) {
     fail(
       'nodeData',
@@ -113,4 +132,26 @@ export function show(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value == null)
     return String(value);
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/** The code of the process warning `connect()` emits for `auth` without `tls`. */
+export const AUTH_WITHOUT_TLS = 'ZKLOCK_AUTH_WITHOUT_TLS';
+
+/**
+ * Warns once, at connect, when digest credentials go without TLS: ZooKeeper's digest scheme
+ * sends the password as plain bytes (`addauth digest`), readable by anyone on the network path.
+ * To `onWarning` when given, else as a Node process warning.
+ */
+export function warnOfPlainTextAuth(
+  options: ZkLockClientOptions,
+  credentials: ZkCredentials,
+): void {
+  if (credentials.authCount === 0 || credentials.usesTls) return;
+  const message =
+    `auth is set without tls: ZooKeeper's digest scheme sends the password to ` +
+    `"${withoutUserInfo(options.connectionString)}" as plain bytes, readable on the network ` +
+    "path. Set tls (the servers' secureClientPort), or keep the servers on a network only " +
+    'trusted hosts reach (docs/guides/security.md)';
+  if (options.onWarning) options.onWarning(message);
+  else process.emitWarning(message, { code: AUTH_WITHOUT_TLS });
 }

@@ -34,7 +34,7 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
 import { type ClientParts, queueContext, shutdown, watchSessions } from './client-lifecycle';
-import { checkClientOptions, CLIENT_DEFAULTS } from './client-options';
+import { checkClientOptions, CLIENT_DEFAULTS, warnOfPlainTextAuth } from './client-options';
 import { inspectLock } from './inspect';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
 import { OwnerScope, ownerKey } from './owner-scope';
@@ -123,6 +123,7 @@ export class ZkLockClient extends EventEmitter {
   static async connect(options: ZkLockClientOptions): Promise<ZkLockClient> {
     checkClientOptions(options, 'ZkLockClient.connect()');
     const credentials = ZkCredentials.from(options);
+    warnOfPlainTextAuth(options, credentials);
     const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs;
     const pool = await SessionPool.open(
       {

@@ -52,11 +52,11 @@ export class ZkConnection extends EventEmitter {
       connection = new ZkConnection(options);
     } catch (err) {
       if (err instanceof UnsupportedZooKeeperClientError) throw err;
-      // node-zookeeper-client asserts on the connection string (empty, a bad chroot path).
+      // node-zookeeper-client asserts on the connection string (checkClientOptions checked it
+      // first): its reason, never the string itself, which may carry a password.
       throw new InvalidLockOptionsError(
         'ZkLockClient.connect',
-        `connectionString ${JSON.stringify(options.connectionString)} cannot be used ` +
-          `(${(err as Error).message})`,
+        `connectionString cannot be used (${(err as Error).message})`,
         'Give "host:port,host:port", optionally followed by a chroot path such as "/app"',
       );
     }

@@ -27,7 +27,7 @@ export class LockErrorsFilter implements ExceptionFilter {
     const naming = filters.find((filter) => catches(filter, error, false));
     if (naming) return naming.catch(error, host);
     const type = host.getType<string>();
-    const mapped = toTransportError(type, error);
+    const mapped = toTransportError(host, error);
     const catching = mapped !== error && filters.find((filter) => catches(filter, mapped, true));
     if (catching) return catching.catch(mapped, host);
     switch (type) {

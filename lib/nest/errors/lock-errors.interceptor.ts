@@ -14,9 +14,8 @@ import { toTransportError } from './lock-errors.transport';
 @Injectable()
 export class LockErrorsInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const type = context.getType<string>();
     return next
       .handle()
-      .pipe(catchError((error: unknown) => throwError(() => toTransportError(type, error))));
+      .pipe(catchError((error: unknown) => throwError(() => toTransportError(context, error))));
   }
 }

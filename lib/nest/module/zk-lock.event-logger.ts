@@ -1,6 +1,7 @@
 // Owns the log lines of the client's events, through Nest's Logger.
 import { Logger } from '@nestjs/common';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
+import { withoutUserInfo } from '../../core/connection-string';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type { ConnectionState, LockEvents, SessionInfo } from '../../core/types';
 
@@ -82,7 +83,7 @@ export class ZkLockEventLogger {
 
   /** `session`: the one session that changed, when the client keeps several. */
   private logState(state: ConnectionState, session?: SessionInfo): void {
-    const where = `ZooKeeper "${this.client.connectionString}"`;
+    const where = `ZooKeeper "${withoutUserInfo(this.client.connectionString)}"`;
     const index = session?.index ?? 0;
     // With several sessions, a line names its session, and only that session's locks are concerned.
     const say = (one: string, several: string): string =>
@@ -134,9 +135,4 @@ export class ZkLockEventLogger {
         this.logger.debug(say(`Connection to ${where}: ${state}`, `to ${where}: ${state}`));
     }
   }
-}
-
-/** A connection string as logs show it: any `user:password@` a host was given is cut. */
-function withoutUserInfo(connectionString: string): string {
-  return connectionString.replace(/[^,@/]*@/g, '');
 }

@@ -1,5 +1,5 @@
 // Owns ZkLockModule: the connected client and the services around it.
-import { Module, Provider } from '@nestjs/common';
+import { Logger, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ZkLockClient } from '../../core/client/lock-client';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
@@ -8,12 +8,20 @@ import { checkModuleOptions } from './zk-lock.module-options';
 import { zkLockExports, zkLockServices } from './zk-lock.providers';
 import { ZK_LOCK_MODULE_OPTIONS, ZkLockConfigurableModule } from './zk-lock.module-definition';
 
-/** Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. */
+/**
+ * Connects during bootstrap: an unreachable ZooKeeper fails it with the core's clear error. The
+ * client's warning about its options goes to Nest's Logger, unless `onWarning` is given.
+ */
 const clientProvider: Provider = {
   provide: ZK_LOCK_CLIENT,
   inject: [ZK_LOCK_MODULE_OPTIONS],
-  useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> =>
-    ZkLockClient.connect(checkModuleOptions(options, 'ZkLockModule.forRoot()')),
+  useFactory: (options: ZkLockModuleOptions): Promise<ZkLockClient> => {
+    const logger = new Logger('ZkLock');
+    return ZkLockClient.connect({
+      onWarning: (message) => logger.warn(message),
+      ...checkModuleOptions(options, 'ZkLockModule.forRoot()'),
+    });
+  },
 };
 
 /**

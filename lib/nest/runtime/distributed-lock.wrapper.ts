@@ -74,7 +74,7 @@ export class DistributedLockInterceptor implements NestInterceptor {
     const type = context.getType();
     const request = type === 'http' ? context.switchToHttp().getRequest<object>() : undefined;
     return handleWithRequest(handler, request, next).pipe(
-      catchError((error: unknown) => throwError(() => toTransportError(type, error))),
+      catchError((error: unknown) => throwError(() => toTransportError(context, error))),
     );
   }
 }
