@@ -50,4 +50,5 @@ export {
 export type { LockLossReason, ConnectFailure } from './errors';
 export type { ZkTlsOptions } from './zookeeper/zk-credentials';
 export { validateLockPath, encodePathSegment, MAX_LOCK_PATH_BYTES } from './paths';
+export { MAX_NODE_DATA_BYTES } from './client/client-options';
 export { fencingTokenText } from './recipes/lock-naming';

@@ -1,4 +1,5 @@
 // The client's option defaults and checks, in one place.
+import { hostname } from 'node:os';
 import { MAX_WAIT_MS } from './acquire-options';
 import { parseConnectionString, withoutUserInfo } from '../connection-string';
 import { InvalidLockOptionsError } from '../errors';
@@ -23,6 +24,21 @@ export const CLIENT_DEFAULTS = {
  * "Sessions as a pool").
  */
 export const MAX_SESSIONS = 16;
+
+/**
+ * The most bytes of data a lock node may carry (the JSON of `host`, `pid` and the `nodeData`
+ * option; the data of lease nodes too), checked when the client is made. A create request is
+ * that data plus the node's path (at most MAX_LOCK_PATH_BYTES and a name), its ACL and a few
+ * headers, and a ZooKeeper server drops the connection on a request longer than its
+ * `jute.maxbuffer` (0xfffff bytes by default, MAX_REQUEST_BYTES): 1,000,000 leaves 48 KB for the
+ * rest (docs/reference/options.md "Size limits").
+ */
+export const MAX_NODE_DATA_BYTES = 1_000_000;
+
+/** The data of every lock and lease node a client creates: its host, pid and `nodeData`. */
+export function lockNodeData(nodeData: ZkLockClientOptions['nodeData']): Buffer {
+  return Buffer.from(JSON.stringify({ host: hostname(), pid: process.pid, ...nodeData }));
+}
 
 /** Durations in ms: a whole number from `min` to a Node timer's limit. */
 const DURATIONS = {
@@ -114,11 +130,25 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       "Give fields such as { app: 'orders' }",
     );
   }
+  checkNodeDataSize(nodeData, subject);
   if (namespace !== undefined) {
     if (typeof namespace !== 'string')
       fail('namespace', 'must be a path such as "/my-app"', 'Give an absolute path');
     if (namespace) applyNamespace(namespace, '/x');
   }
+}
+
+/** InvalidLockOptionsError when the lock nodes' data would be over MAX_NODE_DATA_BYTES. */
+function checkNodeDataSize(nodeData: ZkLockClientOptions['nodeData'], subject: string): void {
+  const bytes = lockNodeData(nodeData).length;
+  if (bytes <= MAX_NODE_DATA_BYTES) return;
+  throw new InvalidLockOptionsError(
+    subject,
+    `nodeData makes each lock node's data ${bytes} bytes (JSON, with host and pid), over the ` +
+      `limit of ${MAX_NODE_DATA_BYTES} bytes: a ZooKeeper server drops the connection on a ` +
+      'request longer than its jute.maxbuffer (0xfffff bytes by default)',
+    'Record a reference (an id, a URL) in nodeData instead of the data itself',
+  );
 }
 
 function isRecordOfScalars(value: unknown): boolean {

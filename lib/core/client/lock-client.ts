@@ -1,7 +1,6 @@
 // ZkLockClient: the framework-free entry point and its public API, wired to the recipes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
 import { ClientClosedError } from '../errors';
 import { applyNamespace, withNamespace } from '../paths';
 import type { LockKind } from '../queue/grant-policy';
@@ -34,7 +33,12 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
 import { type ClientParts, queueContext, shutdown, watchSessions } from './client-lifecycle';
-import { checkClientOptions, CLIENT_DEFAULTS, warnOfPlainTextAuth } from './client-options';
+import {
+  checkClientOptions,
+  CLIENT_DEFAULTS,
+  lockNodeData,
+  warnOfPlainTextAuth,
+} from './client-options';
 import { inspectLock } from './inspect';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
 import { OwnerScope, ownerKey } from './owner-scope';
@@ -79,9 +83,7 @@ export class ZkLockClient extends EventEmitter {
     super();
     // Built in dependency order: the reaper, then what hands it paths (queues, semaphores, elections).
     // Each gets the session of a lock path from the pool (docs/design.md "Sessions as a pool").
-    const nodeData = Buffer.from(
-      JSON.stringify({ host: hostname(), pid: process.pid, ...options.nodeData }),
-    );
+    const nodeData = lockNodeData(options.nodeData);
     const connectionOf = (lockPath: string) => pool.connectionOf(lockPath);
     this.reaper = new ParentReaper(
       connectionOf,

@@ -3,7 +3,8 @@
  * library reads, a watch notification and the ConnectResponse, split at every byte across reads
  * of one socket, merged with others in one read, and cut at every byte by a dropped connection
  * (the next socket starts with no byte of the old one: docs/design.md "The connection layer").
- * And how requests are numbered on the wire once a session has sent 2^31-2 of them.
+ * And how requests are numbered once a session has sent 2^31-2 of them, and which are too long
+ * to be written at all.
  *
  * Only `Wire` below knows how the connection is built (node-zookeeper-client with nzc-patch.ts,
  * on sockets the test opens and feeds); the cases speak of sockets, bytes and answers.
@@ -13,7 +14,8 @@ import { CM_STATES, patchConnectionManager, startXidsAt } from './nzc-patch';
 import { ACL, createClient } from './zk-client';
 import type { Client, WatcherEvent } from './zk-client';
 import { SessionRequests } from './session-requests';
-import { AclEntry } from './jute-requests';
+import { AclEntry, MAX_REQUEST_BYTES, encodeCreate } from './jute-requests';
+import { InvalidLockOptionsError } from '../errors';
 import { ZkRequestError } from './zk-errors';
 
 const SESSION_ID = Buffer.from('0123456789abcdef', 'hex');
@@ -139,6 +141,11 @@ class Wire {
   drop(): void {
     this.socket!.destroy();
     this.cm.onSocketClosed(true);
+  }
+
+  /** How many frames were written on the current socket. */
+  get writes(): number {
+    return this.socket!.written.length;
   }
 
   /** The xid of the last request written on the current socket. */
@@ -452,6 +459,32 @@ describe('request numbers', () => {
     await flush();
     expect(xids).toEqual([2 ** 31 - 3, 2 ** 31 - 2, 1, 2]);
     expect(settled.map((s) => s())).toEqual(Array(4).fill(remove.expected));
+    wire.end();
+  });
+});
+
+describe('a request longer than jute.maxbuffer', () => {
+  it('is refused before it is written, naming the limit and what to do; one at it is sent', async () => {
+    const wire = Wire.connected();
+    const path = '/locks/x/lock-';
+    const acl = ACL.OPEN_ACL_UNSAFE as AclEntry[];
+    const empty = encodeCreate(0, path, Buffer.alloc(0), acl, 3).length - 4;
+    const fits = MAX_REQUEST_BYTES - empty; // data bytes of a create exactly at the limit
+    const writes = wire.writes;
+    const refused = track(wire.requests.create(path, Buffer.alloc(fits + 1), 3));
+    await flush();
+    expect(refused()).toEqual({ error: expect.any(InvalidLockOptionsError) });
+    const { message } = (refused() as { error: Error }).error;
+    expect(message).toContain(`ZooKeeper create "${path}"`);
+    expect(message).toContain(`its request is ${MAX_REQUEST_BYTES + 1} bytes`);
+    expect(message).toContain(`over the limit of ${MAX_REQUEST_BYTES} bytes`);
+    expect(message).toContain('Shorten what it carries');
+    expect(wire.writes).toBe(writes);
+    const sent = track(wire.requests.create(path, Buffer.alloc(fits), 3));
+    expect(wire.writes).toBe(writes + 1);
+    wire.read(REPLY_KINDS[0].reply(wire.lastXid));
+    await flush();
+    expect(sent()).toEqual(REPLY_KINDS[0].expected);
     wire.end();
   });
 });

@@ -12,6 +12,16 @@ export const OP = {
   MULTI: 14,
 } as const;
 
+/**
+ * The longest request the library sends, in bytes after the frame's int32 length: the default
+ * `jute.maxbuffer` of ZooKeeper servers (0xfffff). A server drops the connection on reading a
+ * longer request, and the client would send it again on every reconnect, so every frame built
+ * here is checked against it before it is queued (SessionRequests). Operators who lower
+ * `jute.maxbuffer` must keep what the locks carry below theirs (docs/reference/options.md
+ * "Size limits").
+ */
+export const MAX_REQUEST_BYTES = 0xfffff;
+
 /** An ACL entry as node-zookeeper-client's ACL objects carry it. */
 export interface AclEntry {
   permission: number;

@@ -1,12 +1,18 @@
 /** Owns a session's requests: each built, sent, given a deadline, and answered once. */
-import { AssertionError } from 'node:assert';
-import type { ZooKeeperAuthFailedError } from '../errors';
+import { InvalidLockOptionsError, type ZooKeeperAuthFailedError } from '../errors';
 import * as zookeeper from './zk-client';
 import type { ZkRequestError } from './zk-errors';
 import { chrootOf, corkRequests, queueRequest, registerWatcher } from './nzc-patch';
 import { RequestDeadlines } from './request-deadlines';
 import { RequestErrors } from './request-errors';
-import { AclEntry, OP, encodeCreate, encodeDelete, encodePathWatch } from './jute-requests';
+import {
+  AclEntry,
+  MAX_REQUEST_BYTES,
+  OP,
+  encodeCreate,
+  encodeDelete,
+  encodePathWatch,
+} from './jute-requests';
 
 export interface Listing {
   children: string[];
@@ -34,16 +40,21 @@ export interface RequestsOptions {
 /** node-zookeeper-client's callback shape, with the reply gathered into one value. */
 type Start<T> = (cb: (err: any, value: T) => void) => void;
 
-/** node-zookeeper-client's limit on a node's data, checked as its create does. */
-const DATA_SIZE_LIMIT = 1048576;
-
-/** The client's check of a node's data (an AssertionError, thrown synchronously, as its own). */
-function checkDataSize(data: Buffer | null): void {
-  if (data && data.length > DATA_SIZE_LIMIT) {
-    throw new AssertionError({
-      message: `data must be equal of smaller than ${DATA_SIZE_LIMIT} bytes.`,
-    });
-  }
+/**
+ * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError, thrown before it is
+ * queued. The options and arguments that make up a frame are checked earlier against limits of
+ * their own (a lock path, nodeData, a participant id); this catches what they add up to.
+ */
+function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
+  const bytes = frame.length - 4;
+  if (bytes <= MAX_REQUEST_BYTES) return frame;
+  throw new InvalidLockOptionsError(
+    `ZooKeeper ${op} "${path}"`,
+    `its request is ${bytes} bytes, over the limit of ${MAX_REQUEST_BYTES} bytes (the servers' ` +
+      'default jute.maxbuffer: a server drops the connection on a longer request)',
+    "Shorten what it carries: the lock path, the client's nodeData, or its auth ids with " +
+      "acl: 'creator'",
+  );
 }
 
 /**
@@ -67,10 +78,7 @@ export class SessionRequests {
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
-    const encode = (): Buffer => {
-      checkDataSize(data); // then the path's check (fullPath)
-      return encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
-    };
+    const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
     return this.send('create', path, OP.CREATE, encode, (r) => r.payload.path);
   }
 
@@ -141,7 +149,8 @@ export class SessionRequests {
 
   /**
    * A request encoded by jute-requests.ts (`encode` throws, as the client's checks do, on a bad
-   * path or data), queued like the client's own (nzc-patch.ts); `answer` reads the Response.
+   * path), checked against MAX_REQUEST_BYTES, queued like the client's own (nzc-patch.ts);
+   * `answer` reads the Response.
    */
   private send<T>(
     op: string,
@@ -151,7 +160,7 @@ export class SessionRequests {
     answer: (response: any) => T,
   ): Promise<T> {
     return this.request(op, path, (cb) =>
-      queueRequest(this.cm, type, encode(), (err, r) =>
+      queueRequest(this.cm, type, checkFrameSize(encode(), op, path), (err, r) =>
         cb(err, err ? (undefined as T) : answer(r)),
       ),
     );
@@ -181,7 +190,8 @@ export class SessionRequests {
           else resolve(value);
         });
       } catch (err) {
-        // The client's checks of a path or data are assertions that throw synchronously.
+        // The client's checks of a path are assertions that throw synchronously, and so does
+        // checkFrameSize.
         settled = true;
         this.deadlines.settle(deadline);
         reject(err);

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
 import { ZkCredentials, withoutSecrets } from './zk-credentials';
+import { MAX_REQUEST_BYTES } from './jute-requests';
 
 const SECRET = 's3cret-Pa55';
 
@@ -18,6 +19,20 @@ describe('ZkCredentials', () => {
     expect(first.subarray(30).toString()).toBe(`app:${SECRET}`);
     expect(second.subarray(30).toString()).toBe('ops:x');
     expect(credentials.authCount).toBe(2);
+  });
+
+  it('refuses an entry whose AUTH request would be over the request limit, not showing it', () => {
+    // An AUTH request is 26 bytes and the entry: the longest entry that fits, then one more byte.
+    const fits = `app:${'p'.repeat(MAX_REQUEST_BYTES - 26 - 4)}`;
+    const [packet] = ZkCredentials.from({ auth: fits }).authPackets();
+    expect(packet.length - 4).toBe(MAX_REQUEST_BYTES);
+    const tooLong = () => ZkCredentials.from({ auth: ['ops:x', `${fits}p`] });
+    expect(tooLong).toThrow(InvalidLockOptionsError);
+    expect(tooLong).toThrow(
+      `auth entry 2 of 2 makes an AUTH request of ${MAX_REQUEST_BYTES + 1} bytes, over the ` +
+        `limit of ${MAX_REQUEST_BYTES} bytes`,
+    );
+    expect(tooLong).not.toThrow(/ppp/);
   });
 
   it("gives CREATOR_ALL_ACL for 'creator' and OPEN_ACL_UNSAFE by default", () => {

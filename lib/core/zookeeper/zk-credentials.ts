@@ -4,6 +4,7 @@ import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
+import { MAX_REQUEST_BYTES } from './jute-requests';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const jute = require('node-zookeeper-client/lib/jute');
@@ -70,7 +71,19 @@ export class ZkCredentials {
           'Give each `auth` entry as "user:password", with a non-empty user',
         );
       }
-      return Buffer.from(entry, 'utf8');
+      const auth = Buffer.from(entry, 'utf8');
+      // Sent on every connection: one longer than a server reads would drop each of them.
+      const bytes = authPacket(auth).length - 4;
+      if (bytes > MAX_REQUEST_BYTES) {
+        throw new InvalidLockOptionsError(
+          SUBJECT,
+          `auth entry ${i + 1} of ${entries.length} makes an AUTH request of ${bytes} bytes, ` +
+            `over the limit of ${MAX_REQUEST_BYTES} bytes (the servers' default ` +
+            'jute.maxbuffer: a server drops the connection on a longer request)',
+          'Give each `auth` entry as a short "user:password"',
+        );
+      }
+      return auth;
     });
     const acl = options.acl ?? 'open';
     if (acl !== 'open' && acl !== 'creator') {
@@ -111,16 +124,7 @@ export class ZkCredentials {
    * client's primeConnection), so that they come before every queued request.
    */
   authPackets(): Buffer[] {
-    return this.#auth.map((auth) => {
-      const header = new jute.protocol.RequestHeader();
-      header.xid = jute.XID_AUTHENTICATION;
-      header.type = jute.OP_CODES.AUTH;
-      const payload = new jute.protocol.AuthPacket();
-      payload.type = 0;
-      payload.scheme = 'digest';
-      payload.auth = auth;
-      return new jute.Request(header, payload).toBuffer() as Buffer;
-    });
+    return this.#auth.map(authPacket);
   }
 
   /** node:tls options to open a socket to `server`; the key is inside the SecureContext. */
@@ -177,4 +181,16 @@ function loadSecureContext(tls: ZkTlsOptions): SecureContext {
         'readFileSync(path, "utf8")), and tls.passphrase if the key is encrypted',
     );
   }
+}
+
+/** The AUTH request of one digest credential, as the Java client sends it. */
+function authPacket(auth: Buffer): Buffer {
+  const header = new jute.protocol.RequestHeader();
+  header.xid = jute.XID_AUTHENTICATION;
+  header.type = jute.OP_CODES.AUTH;
+  const payload = new jute.protocol.AuthPacket();
+  payload.type = 0;
+  payload.scheme = 'digest';
+  payload.auth = auth;
+  return new jute.Request(header, payload).toBuffer() as Buffer;
 }
