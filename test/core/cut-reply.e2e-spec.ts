@@ -42,12 +42,15 @@ describe('a reply cut mid-frame by a connection reset', () => {
     a = b = undefined;
   });
 
-  // 6: inside the xid of the next frame; 19: all of a ping reply but its last byte. Both read
-  // the next ConnectResponse through the old bytes without a frame buffer per socket (a false
-  // loss here; with other frame lengths, the session clock on a garbage timeout and both holding).
-  it.each([6, 19])(
-    'cut after %i bytes: A keeps its session and the lock, B is granted only after A released',
-    async (bytes) => {
+  // As in the issue: a reply of 93 bytes (a getData of a node holding 1 byte, read by inspect())
+  // cut inside its xid; read through by the next ConnectResponses, it gave both holding. And the
+  // next frame after an inspect() (or a ping reply) cut after 19 bytes: a false loss.
+  it.each([
+    { frame: 'a 93-byte getData reply', bytes: 6, frameBytes: 93 },
+    { frame: 'the next frame', bytes: 19, frameBytes: undefined },
+  ])(
+    '$frame cut after $bytes bytes: A keeps its session and lock, B is granted only after A released',
+    async ({ bytes, frameBytes }) => {
       const path = `${fixture.root}/cut-${bytes}`;
       a = await ZkLockClient.connect({
         connectionString: proxy.connectionString,
@@ -69,11 +72,17 @@ describe('a reply cut mid-frame by a connection reset', () => {
       bToken.catch(() => undefined); // awaited below; a failed step above must not leave it unhandled
       await eventually('B waits', async () => (await fixture.admin.children(path)).length === 2);
 
-      const cut = proxy.cutNextFrameAfter(bytes);
-      const asked = a.inspect(path).catch(() => undefined); // a reply to cut, if no ping is first
+      // A node of 1 byte: the reply to its getData is 93 bytes (20 of header, 4 + 1 of data, a
+      // Stat of 68).
+      const small = `${fixture.root}/small-${bytes}-${frameBytes}`;
+      await fixture.admin.create(small, '', 'persistent');
+      await fixture.admin.create(`${small}/x-lock-0000000001`, '1', 'persistent');
+      const cut = proxy.cutNextFrameAfter(bytes, frameBytes);
+      const asked = frameBytes ? a.inspect(small) : a.inspect(path);
+      asked.catch(() => undefined);
       await cut;
       const cutAt = Date.now();
-      await asked;
+      await asked.catch(() => undefined);
       // By two session timeouts after the cut, a session the server was not pinged for has
       // expired: A's session answering then is alive on the server, with A's node in it.
       const aliveOnServer = async (): Promise<boolean> => {

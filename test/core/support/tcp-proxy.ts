@@ -27,7 +27,7 @@ export class TcpProxy {
   /** Op codes of the requests held now (a ZooKeeper RequestHeader's type: getData is 4). */
   readonly heldOps: number[] = [];
   /** How many bytes of the next frame from the server pass before its connection is reset. */
-  private cutAfter?: { bytes: number; done: () => void };
+  private cutAfter?: { bytes: number; frameBytes?: number; done: () => void };
   /** Called with each request's op code right after it was passed on (create is 1). */
   afterRequest?: (op: number) => void;
   /** Client connections open through the proxy now. */
@@ -106,11 +106,12 @@ export class TcpProxy {
 
   /**
    * Passes the first `bytes` bytes of the next frame the server sends to a client (a reply, a
-   * ping reply, a notification), then resets that client's connection (TCP RST) and drops the
-   * server side. Resolves once done. The server keeps the session; the client reconnects.
+   * ping reply, a notification; with `frameBytes`, the next one of that many bytes, length
+   * included), then resets that client's connection (TCP RST) and drops the server side.
+   * Resolves once done. The server keeps the session; the client reconnects.
    */
-  cutNextFrameAfter(bytes: number): Promise<void> {
-    return new Promise((done) => (this.cutAfter = { bytes, done }));
+  cutNextFrameAfter(bytes: number, frameBytes?: number): Promise<void> {
+    return new Promise((done) => (this.cutAfter = { bytes, frameBytes, done }));
   }
 
   releaseRequests(): void {
@@ -154,7 +155,7 @@ export class TcpProxy {
           at += taken;
           continue;
         }
-        if (lengthBytes.length === 0 && this.cutAfter) {
+        if (lengthBytes.length === 0 && this.cutAfter && cutsFrameAt(this.cutAfter, chunk, at)) {
           const cut = this.cutAfter;
           this.cutAfter = undefined;
           client.write(chunk.subarray(0, at));
@@ -202,4 +203,10 @@ export class TcpProxy {
       }
     });
   }
+}
+
+/** Whether the frame starting at `at` is the one to cut (its length read whole, when asked). */
+function cutsFrameAt(cut: { frameBytes?: number }, chunk: Buffer, at: number): boolean {
+  if (cut.frameBytes === undefined) return true;
+  return at + 4 <= chunk.length && chunk.readInt32BE(at) + 4 === cut.frameBytes;
 }
