@@ -4,7 +4,7 @@ import { EMPTY } from 'rxjs';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import { callTemplates } from '../../core/telemetry/path-labels';
-import type { AcquireOptions } from '../../core/types';
+import type { AcquireOptions, ConnectionState, LockState } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
 import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
 import type { LockService } from './lock.service';
@@ -27,6 +27,7 @@ export interface LockedCall {
 /** What a decorated method holds while it runs: a lock, a lease or several locks. */
 interface Holding {
   readonly signal: AbortSignal;
+  readonly state: LockState;
 }
 
 type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => Promise<T>;
@@ -37,8 +38,12 @@ type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => P
  * busy resolve without running) -> run the method -> hand out its result as soon as there is
  * one -> keep holding until that result has finished (distributed-lock.lazy-result.ts), a
  * `@Res()` response has been sent and `minHoldMs` has passed since the grant -> release. A plain
- * result is handed out after the release, as from withLock. Errors before the result is handed
- * out reject (a timeout with the decorator's advice); the lock is released in every case.
+ * result, or the method's error, is handed out after the release, as from withLock, while
+ * ZooKeeper is reachable (one round trip: the caller then finds the lock free); while it is not
+ * (the client SUSPENDED or LOST, or the lock no longer held), at once: the release cannot reach
+ * ZooKeeper, and the node stays until the delete goes through or its session ends, so nobody
+ * else holds the lock before (answerOnceReleased). Errors before the method ran reject (a
+ * timeout with the decorator's advice); the lock is released in every case.
  */
 export function holdCall(call: LockedCall): Promise<unknown> {
   const template = call.spec.metricsTemplate;
@@ -55,27 +60,39 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
   const hold = holdOf(locks, spec, path);
   return new Promise((resolve, reject) => {
     let started = false;
-    let handedOut = false;
-    const run = async (held: Holding): Promise<{ value: unknown } | undefined> => {
+    /** The caller's answer, once the method is done; given once (see answerOnceReleased). */
+    let answer: Answer | undefined;
+    const run = async (held: Holding): Promise<void> => {
       started = true;
       const since = performance.now(); // monotonic: a wall clock step changes no minimum hold
-      const result = call.method.apply(call.self, call.args);
-      const value = await (call.handlerCall ? untilLost(result, held.signal, call) : result);
+      let value: unknown;
+      try {
+        const result = call.method.apply(call.self, call.args);
+        value = await (call.handlerCall ? untilLost(result, held.signal, call) : result);
+      } catch (err) {
+        answer = answerOnceReleased(locks, held, () =>
+          reject(withDecoratorAdvice(err, spec.where)),
+        );
+        throw err;
+      }
       const lazy = holdUntilDone(value);
       const response = spec.responseArg === undefined ? undefined : call.args[spec.responseArg];
       const sent = response === undefined ? undefined : whenResponseSent(response);
       const minimum = holdAtLeast(since, spec.options.minHoldMs, held.signal);
-      if (!lazy.done && !sent && !minimum) return { value: lazy.value };
-      handedOut = true;
+      if (!lazy.done && !sent && !minimum) {
+        answer = answerOnceReleased(locks, held, () => resolve(lazy.value));
+        return;
+      }
+      // Consumed later: handed out at once, held until it has finished.
+      answer = HANDED_OUT;
       resolve(lazy.value);
       await Promise.all([lazy.done, sent, minimum]);
-      return undefined;
     };
     const options = skip ? { waitTimeoutMs: 0 } : { waitTimeoutMs: call.waitTimeoutMs };
     attempt(hold, run, options).then(
-      (plain) => plain && resolve(plain.value),
+      () => answer?.now(),
       (err: unknown) => {
-        if (handedOut) return;
+        if (answer) return answer.now(); // the method's own answer, or its result's
         // A skipped call resolves like a method with nothing to do.
         if (skip && !started && skipped(err, call)) {
           resolve(spec.returnsObservable ? EMPTY : undefined);
@@ -85,6 +102,63 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
       },
     );
   });
+}
+
+/** A call's answer, given once, by `now()` or as soon as ZooKeeper is unreachable. */
+interface Answer {
+  now(): void;
+}
+
+/** The answer of a result handed out before its release already. */
+const HANDED_OUT: Answer = { now: () => undefined };
+
+/**
+ * `give` once the release has reached ZooKeeper (the caller calls `now()` then), or at once
+ * while ZooKeeper is unreachable: the client is SUSPENDED or LOST now or becomes so while the
+ * release waits, or the lock is not held any more (lost, or uncertain). A release that cannot
+ * reach ZooKeeper waits for a new connection, up to a session timeout or the outage's end; the
+ * method's caller does not.
+ */
+function answerOnceReleased(locks: LockService, held: Holding, give: () => void): Answer {
+  let given = false;
+  let stopWatching: (() => void) | undefined;
+  const now = (): void => {
+    if (given) return;
+    given = true;
+    stopWatching?.();
+    give();
+  };
+  if (held.state !== 'held' || !reachable(locks.state)) now();
+  else stopWatching = whenUnreachable(locks, now);
+  return { now };
+}
+
+function reachable(state: ConnectionState): boolean {
+  return state === 'CONNECTED' || state === 'RECONNECTED';
+}
+
+/** The calls of each LockService waiting for their release, told when ZooKeeper is unreachable. */
+const releasing = new WeakMap<LockService, Set<() => void>>();
+
+/**
+ * Calls `fn` once the client is SUSPENDED, LOST or CLOSED; returns what stops that. One 'state'
+ * listener per LockService, whatever the number of releases under way.
+ */
+function whenUnreachable(locks: LockService, fn: () => void): () => void {
+  let waiting = releasing.get(locks);
+  if (!waiting) {
+    const calls = new Set<() => void>();
+    waiting = calls;
+    releasing.set(locks, calls);
+    locks.on('state', (state) => {
+      if (reachable(state)) return;
+      const told = [...calls];
+      calls.clear();
+      for (const call of told) call();
+    });
+  }
+  waiting.add(fn);
+  return () => waiting.delete(fn);
 }
 
 /**
