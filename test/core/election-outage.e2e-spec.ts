@@ -2,11 +2,18 @@
  * A ZooKeeper outage longer than the session timeout plus two connect timeouts: every
  * participant's session is lost by our clock, and its attempts to create a node again fail with
  * ZooKeeperUnavailableError (no session within connectTimeoutMs). Once ZooKeeper is back, every
- * participant that is started and not closed must be back in the election, and the failure must
- * have been told ('notLeader' with reason 'lost' and the error). Runs its own ZooKeeper server,
- * frozen with SIGSTOP, so no other test file is affected.
+ * participant that is started and not closed must be back in the election. Leadership is told
+ * as grants and revokes that alternate, a revoke only after a grant and once: the leader is told
+ * its loss once, with its LockLostError; a participant that never led is told nothing, however
+ * often its joins fail. Runs its own ZooKeeper server, frozen with SIGSTOP, so no other test
+ * file is affected.
  */
-import { LeadershipEnd, LeadershipTimeoutError, ZooKeeperUnavailableError } from '../../lib';
+import {
+  LeaderLatch,
+  LeadershipTimeoutError,
+  LockLostError,
+  ZooKeeperUnavailableError,
+} from '../../lib';
 import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
 import { eventually, settlesWithin, ZkAdmin } from './support/zk-admin';
@@ -16,6 +23,23 @@ const SESSION_MS = scaled(2_000);
 const CONNECT_MS = scaled(1_000);
 /** Past the loss, a failed re-join and a failed retry 1 s later (the old code gave up there). */
 const OUTAGE_MS = SESSION_MS + 3 * CONNECT_MS + scaled(3_000);
+
+/** What a participant was told, in order: 'granted', and 'revoked:<reason>' (error's class). */
+function record(election: LeaderLatch): string[] {
+  const told: string[] = [];
+  election.on('isLeader', () => told.push('granted'));
+  election.on('notLeader', (end) => told.push(`revoked:${end.reason}:${end.error?.name}`));
+  return told;
+}
+
+/** Grants and revokes alternate, starting with a grant: a revoke follows a grant, once. */
+function expectRevokesFollowGrants(told: string[]): void {
+  told.forEach((event, i) => {
+    expect(event, `event ${i} of ${told.join(', ')}`).toMatch(
+      i % 2 === 0 ? /^granted$/ : /^revoked/,
+    );
+  });
+}
 
 describe('leader election through a long ZooKeeper outage', () => {
   const zk = useOwnServer('election-outage', { sessionTimeoutMs: SESSION_MS });
@@ -31,8 +55,7 @@ describe('leader election through a long ZooKeeper outage', () => {
     const ids = ['a', 'b', 'c'];
     const clients = await Promise.all(ids.map(() => zk.connect({ connectTimeoutMs: CONNECT_MS })));
     const elections = clients.map((client, i) => client.election(path, { participantId: ids[i] }));
-    const ends: LeadershipEnd[][] = elections.map(() => []);
-    elections.forEach((e, i) => e.on('notLeader', (end) => ends[i].push(end)));
+    const told = elections.map(record);
     await elections[0].whenLeader();
     await elections[1].start();
     await elections[2].start();
@@ -54,13 +77,14 @@ describe('leader election through a long ZooKeeper outage', () => {
       },
       scaled(60_000),
     );
-    // The failed re-joins were told, with the error.
-    for (const told of ends) {
-      expect(told).toContainEqual({
-        reason: 'lost',
-        error: expect.any(ZooKeeperUnavailableError),
-      });
-    }
+    // b and c never led before the outage: nothing told, however often their joins failed.
+    expect([told[1], told[2]].map((t) => t.filter((e) => e.startsWith('revoked')))).toEqual([
+      [],
+      [],
+    ]);
+    // a led and lost it: told once, with the LockLostError (not again for its failed re-joins).
+    expect(told[0].slice(0, 2)).toEqual(['granted', `revoked:lost:${LockLostError.name}`]);
+    for (const t of told) expectRevokesFollowGrants(t);
     await Promise.all(elections.map((e) => e.close()));
     expect(await zk.admin.children(path)).toEqual([]);
   });
@@ -112,6 +136,7 @@ describe('leader election through a long ZooKeeper outage', () => {
     const other = await zk.connect({ connectTimeoutMs: CONNECT_MS });
     const ea = client.election(path, { participantId: 'a' });
     const eb = other.election(path, { participantId: 'b' });
+    const told = [record(ea), record(eb)];
     await ea.whenLeader();
     await eb.start();
     let stepDown: Promise<unknown> | undefined;
@@ -148,6 +173,9 @@ describe('leader election through a long ZooKeeper outage', () => {
       },
       scaled(60_000),
     );
+    // a was told its step-down once: not again when its re-join failed.
+    expect(told[0].slice(0, 2)).toEqual(['granted', 'revoked:stepped-down:undefined']);
+    for (const t of told) expectRevokesFollowGrants(t);
     await Promise.all([ea.close(), eb.close()]);
     expect(await zk.admin.children(path)).toEqual([]);
   });

@@ -29,14 +29,13 @@ export interface Participant {
   readonly isLeader: boolean;
 }
 
-/** Why leadership ended: stepDown(), the loss of our node or session, or close(). */
+/**
+ * Why leadership ended: stepDown(), the loss of our node or session, or close(). Told once after
+ * each 'isLeader', never to a participant that did not lead.
+ */
 export interface LeadershipEnd {
   readonly reason: 'stepped-down' | 'lost' | 'closed';
-  /**
-   * The LockLostError of a loss; or, with reason 'lost', the error (e.g.
-   * ZooKeeperUnavailableError) that kept this participant from joining again after a loss or a
-   * step-down: it keeps trying until it is back in line or closed.
-   */
+  /** With reason 'lost': the LockLostError of the loss. */
   readonly error?: Error;
 }
 
@@ -53,6 +52,8 @@ export interface WhenLeaderOptions {
 
 /** The events of a LeaderLatch. */
 export interface ElectionEvents {
+  /** This participant leads. */
   isLeader: [leadership: Leadership];
+  /** After an 'isLeader', once. */
   notLeader: [end: LeadershipEnd];
 }

@@ -67,8 +67,6 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private rejoinDelayMs = REJOIN_DELAY_MS;
   /** Whether a node of ours has had its place in line: from then on a failed join is retried. */
   private everJoined = false;
-  /** Whether the failure to join again was told ('notLeader'), once until we are back in line. */
-  private toldOutOfLine = false;
   /**
    * Set the moment close() is called, before leave() tells waiters and listeners: a close() from
    * one of them gets this same promise.
@@ -268,18 +266,18 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private granted(lock: HeldLock, wait: AbortController): void {
     if (this.wait === wait) this.wait = undefined;
     if (this.closed) return void lock.end();
-    this.held = lock;
     this.backInLine();
+    this.joining?.resolve();
+    this.joining = undefined;
+    // Lost between the grant and this turn: never told as leading, so not told as lost either.
+    if (!lock.active) return this.rejoinAfter(lock);
+    this.held = lock;
     this.current = {
       path: this.path,
       participantId: this.participantId,
       fencingToken: lock.fencingToken,
       signal: lock.signal,
     };
-    this.joining?.resolve();
-    this.joining = undefined;
-    // Lost between the grant and this turn: the loss was reported before we held it.
-    if (!lock.active) return this.lost(lock);
     for (const waiter of [...this.leaderWaiters]) waiter.led();
     this.emit('isLeader', this.current);
   }
@@ -292,12 +290,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     joining?.reject(err); // start() or stepDown() fails with it
     // The first join failed: start() rejects and may be called again.
     if (!this.everJoined) return;
-    // Out of line (after a loss or a step-down, ZooKeeper unavailable): tell once, and keep
-    // trying until a node of ours is back in line or the election is closed.
-    if (!this.toldOutOfLine) {
-      this.toldOutOfLine = true;
-      this.emit('notLeader', { reason: 'lost', error: err });
-    }
+    // Out of line (after a loss or a step-down, ZooKeeper unavailable): keep trying until a node
+    // of ours is back in line or the election is closed. Nothing is told: 'notLeader' follows an
+    // 'isLeader' only, once (the client's 'state' events tell the outage).
     const delay = this.rejoinDelayMs;
     this.rejoinDelayMs = Math.min(delay * 2, MAX_REJOIN_DELAY_MS);
     clearTimeout(this.rejoinTimer);
@@ -307,10 +302,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     }, delay);
   }
 
-  /** A node of ours has its place in line: a later failure to join again is retried and told. */
+  /** A node of ours has its place in line: a later failure to join again is retried. */
   private backInLine(): void {
     this.everJoined = true;
-    this.toldOutOfLine = false;
     this.rejoinDelayMs = REJOIN_DELAY_MS;
   }
 
@@ -321,6 +315,11 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
     this.held = undefined;
     this.current = null;
     this.emit('notLeader', { reason: 'lost', error });
+    this.rejoinAfter(lock);
+  }
+
+  /** Deletes the lost node if it still exists, then joins again with a new one. */
+  private rejoinAfter(lock: HeldLock): void {
     void lock.end().then(() => {
       if (!this.closed) return this.join().catch(() => undefined);
     });

@@ -56,7 +56,7 @@ export function OnLeadershipGranted(path: string): MethodDecorator {
 
 /**
  * Calls the method with `{ reason: 'stepped-down' | 'lost' | 'closed', error? }` when this
- * instance stops leading `path`.
+ * instance stops leading `path`: once after each grant, never on an instance that did not lead.
  */
 export function OnLeadershipRevoked(path: string): MethodDecorator {
   return leadershipHook('revoked', path);

@@ -123,7 +123,7 @@ export class LeaderElectionService implements OnModuleDestroy {
         this.logger.log(`Leads "${path}" as ${this.participantId} (token ${l.fencingToken})`);
       });
       election.on('notLeader', (end) => {
-        this.logger.log(`No longer leads "${path}" (${end.reason})`);
+        this.logger.log(`No longer leads "${path}" as ${this.participantId} (${end.reason})`);
         this.refreshLeader(path);
       });
       this.elections.set(path, election);
