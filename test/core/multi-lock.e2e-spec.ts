@@ -131,9 +131,9 @@ describe('multi-path lock', () => {
         sessions,
       });
       try {
-        const holderOfB = await zk.startAgent();
+        // Another process: it holds b, then takes a (one process: a start costs seconds).
         const other = await zk.startAgent();
-        await holderOfB.acquire(b);
+        await other.acquire(b);
         const outcome = locks.acquireAll([b, a]).then(
           (multi): MultiLockHandle | Error => multi,
           (err: Error) => err,
@@ -157,13 +157,13 @@ describe('multi-path lock', () => {
         }
         expect(result).toBeInstanceOf(LockLostError);
         expect(result).toMatchObject({ path: a, reason: 'session-expired' });
-        // Nothing of ours is left: a has the other process's node alone, b its holder's.
+        // Nothing of ours is left: a and b have the other process's node alone.
         expect(await zk.admin.children(a)).toHaveLength(1);
         await eventually(
-          "b has its holder's node alone",
+          "b has the other process's node alone",
           async () => (await zk.admin.children(b)).length === 1,
         );
-        await holderOfB.release(b);
+        await other.release(b);
         await other.release(a);
       } finally {
         await locks.close();
