@@ -19,13 +19,23 @@ export class InvalidLockPathError extends ZkLockError {
     readonly path: string,
     readonly reason: string,
   ) {
-    super(`Invalid lock path "${shortened(path)}": ${reason}.`);
+    super(`Invalid lock path "${shortenedPath(path)}": ${reason}.`);
   }
 }
 
-function shortened(path: string): string {
-  return path.length <= 120 ? path : `${path.slice(0, 100)}...(${path.length} characters)`;
+/**
+ * @internal
+ * A path as messages and client bodies show it: whole up to SHOWN_PATH_CHARS characters, else
+ * its first 100 and its length, so an answer never grows with a value a client sent.
+ */
+export function shortenedPath(path: string): string {
+  return path.length <= SHOWN_PATH_CHARS
+    ? path
+    : `${path.slice(0, 100)}...(${path.length} characters)`;
 }
+
+/** @internal The longest path shown whole (docs/reference/errors.md). */
+export const SHOWN_PATH_CHARS = 120;
 
 /**
  * Options that cannot describe a lock (an empty path list, a limit out of range, ...). Thrown
@@ -105,6 +115,33 @@ function participantsAhead(ahead: number | undefined): string {
 function aheadText(ahead: number | undefined): string {
   if (ahead === undefined) return 'its place in line was not known yet';
   return `${ahead} ${ahead === 1 ? 'caller' : 'callers'} ahead of it, holding or waiting`;
+}
+
+/** The cap of waiting callers a LockQueueFullError hit: on its path, or on the whole client. */
+export type WaitersLimitOption = 'maxWaitersPerPath' | 'maxWaiters';
+
+/**
+ * The caller was refused at once, without waiting: `limit` callers of this client already wait
+ * for the lock `path` (`option` 'maxWaitersPerPath', its read and write sides together) or for
+ * any lock ('maxWaiters'). Nothing was sent to ZooKeeper for it.
+ */
+export class LockQueueFullError extends ZkLockError {
+  constructor(
+    readonly path: string,
+    readonly option: WaitersLimitOption,
+    readonly limit: number,
+  ) {
+    const who =
+      option === 'maxWaitersPerPath'
+        ? `${limit} callers of this client already wait for it`
+        : `${limit} callers of this client already wait for locks`;
+    super(
+      `Refused to wait for lock "${shortenedPath(path)}": ${who} (${option}: ${limit}). ` +
+        `Raise ${option} if that many waiting callers are expected; else the lock is held too ` +
+        'long for the load: shorten the work done under it, or bound waits with waitTimeoutMs ' +
+        'and shed load before it reaches the lock.',
+    );
+  }
 }
 
 /** The caller's AbortSignal fired while waiting. The waiter's node is removed. */

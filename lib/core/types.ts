@@ -35,6 +35,15 @@ export interface ZkLockClientOptions {
    * ZooKeeper queue sooner but make batches smaller (more requests per lock operation).
    */
   maxNodesPerPath?: number;
+  /**
+   * Most callers of this client waiting for one lock path at a time (its read and write sides
+   * together; re-entries and tries do not wait). One more is refused at once with
+   * LockQueueFullError (HTTP 429 in the NestJS layer) instead of adding to a queue that grows as
+   * long as callers come faster than the lock serves them. Default 1_000.
+   */
+  maxWaitersPerPath?: number;
+  /** Most callers of this client waiting for any lock at a time (see maxWaitersPerPath). Default 10_000. */
+  maxWaiters?: number;
   /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
   nodeData?: Record<string, string | number>;
   /**

@@ -28,7 +28,11 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     ['sessions', { sessions: 0 }],
     ['sessions', { sessions: 17 }],
     ['connectionString', { connectionString: '' }],
+    ['connectionString', { connectionString: '127.0.0.1:99999' }],
     ['nodeData', { nodeData: 'orders' }],
+    ['maxWaitersPerPath', { maxWaitersPerPath: 0 }],
+    ['maxWaiters', { maxWaiters: 2.5 }],
+    ['onWarning', { onWarning: 'log' }],
   ])('fails naming %s for %j', async (option, bad) => {
     const started = Date.now();
     const boot = Test.createTestingModule({

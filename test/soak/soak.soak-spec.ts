@@ -162,6 +162,9 @@ describe('soak', () => {
       namespace: root,
       sessionTimeoutMs: 30_000,
       parentCleanupDelayMs: 100,
+      // Above the default caps (1,000 per path): this test measures that many.
+      maxWaitersPerPath: WAITERS,
+      maxWaiters: WAITERS,
     });
     // Another process's node makes ours queue; a second client (session) does the same.
     const other = await ZkLockClient.connect({

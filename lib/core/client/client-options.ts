@@ -14,7 +14,18 @@ export const CLIENT_DEFAULTS = {
   parentCleanupDelayMs: 2_000,
   maxNodesPerPath: 2,
   sessions: 4,
+  maxWaitersPerPath: 1_000,
+  maxWaiters: 10_000,
 } as const;
+
+/**
+ * The caps on waiting callers (options `maxWaitersPerPath`, `maxWaiters`): a waiting caller costs
+ * the process a promise, a queue entry and its timer or abort listener (well under 4 KB,
+ * test/soak), and with no `waitTimeoutMs` it stays as long as the lock is busy, so callers a
+ * client sends faster than the lock serves them would grow the heap without bound. 1,000 on one
+ * path is more than a lock held even 10 ms serves in 10 s; 10,000 in all is at most tens of MB.
+ */
+const WAITER_CAPS = ['maxWaitersPerPath', 'maxWaiters'] as const;
 
 /**
  * Most sessions one client may keep (option `sessions`): each is a connection to a server, and a
@@ -104,6 +115,16 @@ export function checkClientOptions(options: ZkLockClientOptions, subject: string
       'must be a whole number >= 1',
       `Leave it out for the default (${CLIENT_DEFAULTS.maxNodesPerPath})`,
     );
+  }
+  for (const option of WAITER_CAPS) {
+    const cap = options[option];
+    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+      fail(
+        option,
+        'must be a whole number >= 1',
+        `Leave it out for the default (${CLIENT_DEFAULTS[option]})`,
+      );
+    }
   }
   if (
     sessions !== undefined &&

@@ -94,7 +94,10 @@ export class ZkLockClient extends EventEmitter {
     const contexts = pool.members.map((member, index) =>
       queueContext(this, nodeData, maxNodesPerPath, member, index),
     );
-    this.queues = new LockQueues(contexts, this.reaper, this);
+    this.queues = new LockQueues(contexts, this.reaper, this, {
+      maxWaitersPerPath: options.maxWaitersPerPath ?? DEFAULTS.maxWaitersPerPath,
+      maxWaiters: options.maxWaiters ?? DEFAULTS.maxWaiters,
+    });
     this.semaphores = new SemaphoreRecipe(
       {
         connectionOf,

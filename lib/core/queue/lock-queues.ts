@@ -1,6 +1,6 @@
 // The registry of a client's WaiterQueues, by lock path and kind.
 import type { EventEmitter } from 'node:events';
-import { LockModeError } from '../errors';
+import { LockModeError, LockQueueFullError } from '../errors';
 import type { ParentReaper } from '../recipes/parent-reaper';
 import type { AcquireOptions } from '../types';
 import { sessionIndexOf } from '../zookeeper/session-shards';
@@ -13,15 +13,24 @@ import { QueueContext, WaiterQueue } from './waiter-queue';
 type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
 const KINDS = Object.keys(POLICIES) as LockKind[];
 
+/** @internal The client's caps on waiting callers (options of the same names). */
+export interface WaiterCaps {
+  readonly maxWaitersPerPath: number;
+  readonly maxWaiters: number;
+}
+
 /**
  * @internal
  * The client's local queues, by lock path. One path is either a mutex or a read/write lock in a
  * process: mixing them would not exclude (their node names differ), so it fails before any
  * request. A path whose last queue went idle is handed to the reaper, which leaves alone the
- * paths still here.
+ * paths still here. A caller that would wait beyond the caps (`caps`) is refused before anything
+ * is queued or sent: memory stays bounded however fast callers come.
  */
 export class LockQueues {
   private readonly byPath = new Map<string, PathQueues>();
+  /** Callers waiting in all the queues (WaiterQueue.waiting, summed as they change). */
+  private waiting = 0;
 
   constructor(
     /**
@@ -32,6 +41,7 @@ export class LockQueues {
     private readonly reaper: ParentReaper,
     /** The client: told `waiting` once a caller is about to wait (its telemetry listens). */
     private readonly events: Pick<EventEmitter, 'emit' | 'listenerCount'>,
+    private readonly caps: WaiterCaps,
   ) {
     reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
   }
@@ -39,7 +49,8 @@ export class LockQueues {
   /**
    * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
    * use: the path is no longer due for cleanup, and the client emits `waiting`. Throws
-   * LockModeError on mixing, before any of that.
+   * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
+   * before any of that.
    */
   acquire(
     lockPath: string,
@@ -47,6 +58,11 @@ export class LockQueues {
     kind: LockKind,
     request: AcquireOptions | 'try',
   ): Promise<HeldLock | null> {
+    // A try, waitTimeoutMs 0 and a signal aborted already never wait: never refused.
+    const waits = request !== 'try' && request.waitTimeoutMs !== 0 && !request.signal?.aborted;
+    if (waits && this.waiting >= this.caps.maxWaiters) {
+      throw new LockQueueFullError(path, 'maxWaiters', this.caps.maxWaiters);
+    }
     let entry = this.byPath.get(lockPath);
     if (!entry) this.byPath.set(lockPath, (entry = {}));
     const mutex = kind === 'mutex';
@@ -59,6 +75,10 @@ export class LockQueues {
         'Use one kind of lock per path, in every process',
       );
     }
+    const onPath = KINDS.reduce((sum, k) => sum + (entry[k]?.waiting ?? 0), 0);
+    if (waits && onPath >= this.caps.maxWaitersPerPath) {
+      throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
+    }
     this.reaper.cancel(lockPath);
     if (this.events.listenerCount('waiting') > 0) this.events.emit('waiting', { path });
     // Created and asked in one go: the queue's code runs from its constructor on.
@@ -68,6 +88,7 @@ export class LockQueues {
       lockPath,
       path,
       POLICIES[kind],
+      (change) => (this.waiting += change),
     ));
     return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
   }

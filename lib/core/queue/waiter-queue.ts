@@ -50,6 +50,8 @@ const RELEASED_MEMORY = 64;
  */
 export class WaiterQueue {
   private readonly waiters: Waiter[] = [];
+  /** How many of `waiters` wait (tries do not): what the client's caps count (LockQueues). */
+  private waitingCallers = 0;
   /** Nodes that hold, with the callers holding on each (at most one node and caller if exclusive). */
   private readonly holding = new Map<Contender, Set<HeldLock>>();
   /** Node requests still under way: deletions, and creates (maybe given up already). See track(). */
@@ -76,6 +78,8 @@ export class WaiterQueue {
     readonly lockPath: string,
     readonly displayPath: string,
     private readonly policy: GrantPolicy,
+    /** Told +1 when a caller starts waiting here and -1 when its wait ends, either way. */
+    private readonly counted: (change: 1 | -1) => void = () => undefined,
   ) {
     this.contenders = {
       connection: ctx.connection,
@@ -95,6 +99,11 @@ export class WaiterQueue {
   /** Nothing held, waited for or under way. */
   get idle(): boolean {
     return this.holding.size === 0 && this.waiters.length === 0 && this.pending === 0;
+  }
+
+  /** Callers waiting here now (a try is not waiting). */
+  get waiting(): number {
+    return this.waitingCallers;
   }
 
   /** The connection (one session of the client's pool) this queue's nodes use. */
@@ -125,6 +134,8 @@ export class WaiterQueue {
     }
     return new Promise<HeldLock>((resolve, reject) => {
       this.waiters.push(waitingCaller(resolve, reject, options, this.waitEnds));
+      this.waitingCallers++;
+      this.counted(1);
       this.pump();
     });
   }
@@ -343,6 +354,10 @@ export class WaiterQueue {
     this.overdue.delete(waiter);
     const i = this.waiters.indexOf(waiter);
     if (i >= 0) this.waiters.splice(i, 1);
+    if (!waiter.tryOnly) {
+      this.waitingCallers--;
+      this.counted(-1);
+    }
   }
 
   /** Ends a wait with an error, or with null for a try; a node nobody needs any more goes. */

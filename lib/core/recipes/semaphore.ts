@@ -3,6 +3,7 @@ import {
   ClientClosedError,
   InvalidLockOptionsError,
   LockAbortedError,
+  LockQueueFullError,
   LockTimeoutError,
   ZkLockError,
 } from '../errors';
@@ -192,6 +193,9 @@ export class SemaphoreRecipe {
       }
       if (err instanceof LockAbortedError) throw new LockAbortedError(path, err.cause);
       if (err instanceof ClientClosedError) throw new ClientClosedError(path);
+      if (err instanceof LockQueueFullError) {
+        throw new LockQueueFullError(path, err.option, err.limit);
+      }
       throw err;
     }
   }
