@@ -2,9 +2,9 @@
  * Issue #23 §1: leadership is held like a lock. A leader whose server goes silent past the
  * session timeout (the server frozen with SIGSTOP) is told it may have lost leadership: its
  * signal aborts with LockLostError and 'notLeader' says 'lost'; it does not count as leader while
- * the connection is suspended; once ZooKeeper is back it joins again and leads with a greater
- * token. Runs its own ZooKeeper server, so freezing it affects no other test file (and its watch
- * count is ours alone: elections that closed leave no watch on the server).
+ * its session is suspended; once ZooKeeper is back it joins again and leads with a greater token.
+ * Runs its own ZooKeeper server, so freezing it affects no other test file (and its watch count
+ * is ours alone: elections that closed leave no watch on the server).
  */
 import { LeadershipEnd, LockLostError } from '../../lib';
 import { mntr } from '../support/zookeeper';
@@ -27,17 +27,22 @@ describe('leadership and the session', () => {
     election.on('notLeader', (end) => ends.push(end));
     const first = await election.whenLeader();
     // The election's session: the one of the client's 4 (the default) its path hashes to.
-    const session = () => client.sessions[sessionIndexOf(path, client.sessions.length)].id;
+    const index = sessionIndexOf(path, client.sessions.length);
+    const session = () => client.sessions[index].id;
     const sessionBefore = session();
+    // Its own session's SUSPENDED, not the client's: the client is SUSPENDED once any of its
+    // sessions is, and another may go silent first while ours is still within its safe window.
     const whileSuspended: boolean[] = [];
-    client.on('state', (state) => {
-      if (state === 'SUSPENDED') whileSuspended.push(election.isLeader);
+    client.on('session', (info) => {
+      if (info.index === index && info.state === 'SUSPENDED') {
+        whileSuspended.push(election.isLeader);
+      }
     });
     await zk.freezeServerUntil('leadership is lost', () => first.signal.aborted);
     expect(first.signal.reason).toBeInstanceOf(LockLostError);
     expect(ends).toEqual([{ reason: 'lost', error: first.signal.reason }]);
     expect(election.isLeader).toBe(false);
-    // While disconnected, ownership is unknown: not a leader.
+    // While its session is disconnected, ownership is unknown: not a leader.
     expect(whileSuspended).toEqual([false]);
 
     const second = await election.whenLeader({ waitTimeoutMs: scaled(30_000) });
