@@ -43,6 +43,7 @@ export {
   ZooKeeperUnavailableError,
   ZooKeeperAuthFailedError,
   LockAccessDeniedError,
+  UnexpectedAclError,
   ClientClosedError,
   LeadershipTimeoutError,
   ElectionClosedError,

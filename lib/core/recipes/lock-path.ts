@@ -48,7 +48,10 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 
 /**
  * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
- * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
+ * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). The
+ * session's namespace and its ancestors are created persistent, with the configured ACL and no
+ * marker: nothing of the library removes them, so a client without our identity can never create a node in a namespace made
+ * with `acl: 'creator'` (docs/guides/security.md). A create
  * whose answer is lost (connection loss, request timeout) is sent again once the session is
  * usable (a node found existing then is fine), while `recovery.keepGoing()`: a path the server
  * refuses to read drops the connection on every try, so the caller's wait must end it (issue #19
@@ -64,15 +67,14 @@ export async function ensureLockPath(
 ): Promise<boolean> {
   const { keepGoing, usable } = withDefaults(recovery);
   const segments = path.split('/').slice(1);
+  const namespace = session.namespace;
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
+    const outsideLocks = !!namespace && (namespace === p || namespace.startsWith(p + '/'));
+    const data = outsideLocks ? null : i === segments.length ? leafData : LOCK_PATH_DATA;
     for (;;) {
       try {
-        await session.create(
-          p,
-          i === segments.length ? leafData : LOCK_PATH_DATA,
-          CreateMode.PERSISTENT,
-        );
+        await session.create(p, data, CreateMode.PERSISTENT);
       } catch (err) {
         if (isInDoubt(err)) {
           if (!keepGoing()) return false;

@@ -90,6 +90,14 @@ export class SessionRequests {
     });
   }
 
+  /** The ACL of `path`, as the server stores it (the client's own request). */
+  getAcl(path: string): Promise<AclEntry[]> {
+    return this.request('getACL', path, (cb) => {
+      corkRequests(this.cm);
+      this.options.client.getACL(path, (err, acls) => cb(err, acls ?? []));
+    });
+  }
+
   remove(path: string, version: number): Promise<void> {
     const encode = (): Buffer => encodeDelete(0, this.fullPath(path), version);
     return this.send('delete', path, OP.DELETE, encode, () => undefined);
