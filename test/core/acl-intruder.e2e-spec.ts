@@ -103,8 +103,8 @@ describe("acl: 'creator' against a client without credentials", () => {
 
   it('refuses the semaphore and the election in an open path too', async () => {
     const namespace = root('open-recipes');
+    // Only the leases node: the semaphore's mutex (`sem/locks`) is ours, its lease is refused.
     await anonymous.create(`${namespace}/sem/leases`, '', 'persistent');
-    await anonymous.create(`${namespace}/sem/locks`, '', 'persistent');
     await anonymous.create(`${namespace}/election`, '', 'persistent');
     const locks = await connect(namespace);
 
@@ -113,8 +113,9 @@ describe("acl: 'creator' against a client without credentials", () => {
     const latch = locks.election('/election');
     await expect(latch.start()).rejects.toMatchObject({ name: 'UnexpectedAclError' });
     await latch.close();
+    await expect(lease).rejects.toMatchObject({ path: `${namespace}/sem/leases` });
     for (const dir of ['sem/leases', 'sem/locks', 'election']) {
-      expect(await anonymous.children(`${namespace}/${dir}`)).toEqual([]);
+      expect(await owner.children(`${namespace}/${dir}`)).toEqual([]);
     }
   });
 });
