@@ -243,12 +243,36 @@ export class LockAccessDeniedError extends ZkLockError {
   constructor(
     readonly path: string,
     readonly operation: string,
+    message = `ZooKeeper refused to ${operation} "${path}" (NOAUTH): the node's ACL does not ` +
+      "grant this client's identity. It was created by a client with other credentials " +
+      "(acl: 'creator'): connect with the same `auth` credentials as that client, or use " +
+      'another namespace or lock path.',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * With `acl: 'creator'`, a node the lock relies on (the lock path, a semaphore's leases node, an
+ * election's path) carries an ACL that grants identities other than this client's: they could
+ * list the contenders and delete the holder's node. Nothing of ours is left in it. `found` and
+ * `expected` are `scheme:id` entries (a digest id without its password hash).
+ */
+export class UnexpectedAclError extends LockAccessDeniedError {
+  constructor(
+    path: string,
+    readonly found: readonly string[],
+    readonly expected: readonly string[],
   ) {
     super(
-      `ZooKeeper refused to ${operation} "${path}" (NOAUTH): the node's ACL does not grant ` +
-        "this client's identity. It was created by a client with other credentials " +
-        "(acl: 'creator'): connect with the same `auth` credentials as that client, or use " +
-        'another namespace or lock path.',
+      path,
+      'use',
+      `Refusing to use "${path}": its ACL (${found.join(', ') || 'none'}) grants identities ` +
+        `other than this client's (${expected.join(', ')}), who could list the contenders and ` +
+        "delete the holder's node (acl: 'creator'). Someone without our credentials created " +
+        'it: delete it while nobody uses it (zkCli: deleteall <path>), and let no other ' +
+        'identity create nodes in the namespace (docs/guides/security.md, "Preparing a ' +
+        'namespace"), or use another namespace.',
     );
   }
 }

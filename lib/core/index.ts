@@ -44,6 +44,7 @@ export {
   ZooKeeperAuthFailedError,
   LockAccessDeniedError,
   LockQueueFullError,
+  UnexpectedAclError,
   ClientClosedError,
   LeadershipTimeoutError,
   ElectionClosedError,

@@ -23,9 +23,15 @@ export interface ZkLockClientOptions {
    * when many instances share one client IP address (the servers' `maxClientCnxns`).
    */
   sessions?: number;
-  /** Path prefix for every lock, e.g. "/my-app". */
+  /**
+   * Path prefix for every lock, e.g. "/my-app". Created as a persistent node when missing, with
+   * the `acl` below, and never removed (docs/guides/security.md, "Preparing a namespace").
+   */
   namespace?: string;
-  /** How long an empty lock node stays before this client removes it. Default 2_000. */
+  /**
+   * How long an empty lock node stays before this client removes it. Default 2_000. Lock paths
+   * are CONTAINER nodes: the servers remove empty ones too, also after this process is gone.
+   */
   parentCleanupDelayMs?: number;
   /**
    * Most ZooKeeper nodes one process keeps per path. Each node stands for the batch of this
@@ -57,6 +63,8 @@ export interface ZkLockClientOptions {
    * 'open' (default, ZooKeeper's OPEN_ACL_UNSAFE): anyone may read, change or delete them.
    * 'creator' (CREATOR_ALL_ACL): only this client's identity (`auth`, or a TLS client certificate
    * the servers authenticate) may; others get LockAccessDeniedError, and cannot take the lock.
+   * With 'creator', a lock path whose ACL grants other identities (someone else made it) is
+   * refused with UnexpectedAclError, and nothing of ours is left in it.
    */
   acl?: 'open' | 'creator';
   /**

@@ -11,14 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => zookeeper.close());
 
+const exists = async (path: string): Promise<boolean> => zookeeper.paths().includes(path);
+
 describeLockContract('in-memory ZooKeeper', () => ({
   connectionString: () => zookeeper.connectionString,
+  exists,
 }));
 
 // Clients with several sessions (docs/design.md "Sessions as a pool") keep the same contract.
 describeLockContract('in-memory ZooKeeper, 4 sessions per client', () => ({
   connectionString: () => zookeeper.connectionString,
   sessions: 4,
+  exists,
 }));
 
 it('leaves no node behind once the clients have closed', () => {

@@ -11,13 +11,21 @@ import {
   LockModeError,
   LockTimeoutError,
   ZkLockClient,
+  type ZkLockClientOptions,
 } from '../../lib';
+
+/** The digest credentials of the contract's `acl: 'creator'` client (its nodes need them). */
+export const CONTRACT_AUTH = 'contract:s3cret';
 
 export interface ContractBackend {
   /** Connection string of the ZooKeeper (real or in memory) the clients use. */
   connectionString(): string;
   /** The clients' option `sessions` (default 1). */
   sessions?: number;
+  /** Whether the node `path` exists on the server. */
+  exists(path: string): Promise<boolean>;
+  /** Removes what a test left under its namespace, and the namespace (which nothing removes). */
+  removeNamespace?(namespace: string): Promise<void>;
 }
 
 export function describeLockContract(name: string, backend: () => ContractBackend): void {
@@ -26,12 +34,13 @@ export function describeLockContract(name: string, backend: () => ContractBacken
     let namespace: string;
 
     /** A client with a session of its own (another instance of the app). */
-    const client = async (): Promise<ZkLockClient> => {
+    const client = async (options: Partial<ZkLockClientOptions> = {}): Promise<ZkLockClient> => {
       const c = await ZkLockClient.connect({
         connectionString: backend().connectionString(),
         namespace,
         parentCleanupDelayMs: 100,
         sessions: backend().sessions,
+        ...options,
       });
       clients.push(c);
       return c;
@@ -43,6 +52,7 @@ export function describeLockContract(name: string, backend: () => ContractBacken
 
     afterEach(async () => {
       await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+      await backend().removeNamespace?.(namespace);
     });
 
     /** Resolves once `path` has `count` nodes waiting behind its holder. */
@@ -174,6 +184,23 @@ export function describeLockContract(name: string, backend: () => ContractBacken
         expect((error as Error).message).toMatch(/maxLeases 1 .*maxLeases 2/);
       }
       await held.release();
+    });
+
+    it('the server removes an emptied lock path (a container), the namespace stays', async () => {
+      const a = await client({ parentCleanupDelayMs: 10 * 60_000 }); // its own cleanup stays off
+      await a.withLock('/emptied/order-1', () => undefined);
+      const gone = async (path: string): Promise<void> => {
+        while (await backend().exists(path)) await new Promise((r) => setTimeout(r, 50));
+      };
+      await gone(`${namespace}/emptied/order-1`);
+      await gone(`${namespace}/emptied`);
+      expect(await backend().exists(namespace)).toBe(true);
+    });
+
+    it("acl 'creator' with auth: the lock path's ACL is this client's own", async () => {
+      const a = await client({ auth: CONTRACT_AUTH, acl: 'creator' });
+      await a.withLock('/creator', () => undefined);
+      await a.withLock('/creator', () => undefined);
     });
 
     it('takes several paths all or nothing', async () => {

@@ -24,6 +24,12 @@ import { scaled } from './time-scale';
 
 const DEBIAN_JAR = '/usr/share/java/zookeeper.jar';
 
+/**
+ * How often the servers delete empty CONTAINER nodes (`znode.container.checkIntervalMs`, a JVM
+ * property: zoo.cfg cannot set it; 60 s by default), so tests can wait for a lock path to go.
+ */
+export const CONTAINER_CHECK_INTERVAL_MS = 500;
+
 /** Classpath for QuorumPeerMain, installing Debian's package when we may. */
 export function findZooKeeperClasspath(): string {
   const home = process.env.ZOOKEEPER_HOME;
@@ -183,6 +189,8 @@ export class ZooKeeperMember {
       'java',
       [
         '-Xmx256m',
+        // Empty CONTAINER nodes (lock paths) go within a second, not ZooKeeper's default minute.
+        `-Dznode.container.checkIntervalMs=${CONTAINER_CHECK_INTERVAL_MS}`,
         '-XX:+UseSerialGC',
         '-XX:TieredStopAtLevel=1',
         '-Dzookeeper.admin.enableServer=false',

@@ -138,6 +138,7 @@ export class ZkLockClient extends EventEmitter {
         requestTimeoutMs: options.requestTimeoutMs ?? sessionTimeoutMs,
         credentials,
         firstXid: options.firstXid,
+        namespace: options.namespace || undefined,
       },
       options.sessions ?? DEFAULTS.sessions,
     );

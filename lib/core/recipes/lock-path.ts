@@ -3,6 +3,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import type { Stat } from '../zookeeper/zk-client';
 import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
+import { CONTAINER } from '../zookeeper/jute-requests';
 import { recordedLimit } from './semaphore-limit';
 import {
   ZkCode,
@@ -22,11 +23,19 @@ import {
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 
 /**
- * A persistent node with our marker as its data: created as a lock path, written by nobody since
- * but a semaphore's acquirers (the leases node records their maxLeases, see semaphore-limit.ts).
+ * The ephemeralOwner ZooKeeper gives a CONTAINER node (EphemeralType.CONTAINER_EPHEMERAL_OWNER,
+ * Long.MIN_VALUE), as ZkSession.ownerOf shows it.
+ */
+const CONTAINER_OWNER = '8000000000000000';
+
+/**
+ * A container (or persistent, as lock paths of earlier releases are) node with our marker as its
+ * data: created as a lock path, written by nobody since but a semaphore's acquirers (the leases
+ * node records their maxLeases, see semaphore-limit.ts).
  */
 export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
-  if (ZkSession.ownerOf(stat) !== '0' || !data) return false;
+  const owner = ZkSession.ownerOf(stat);
+  if ((owner !== '0' && owner !== CONTAINER_OWNER) || !data) return false;
   return data.equals(LOCK_PATH_DATA) || recordedLimit(data) !== undefined;
 }
 
@@ -48,7 +57,12 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 
 /**
  * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
- * ancestors (persistent, marked: cleanup later removes the empty ones by that marker). A create
+ * ancestors as CONTAINER nodes with our marker (docs/design.md "Cleanup"): the server deletes
+ * each once it is empty again, also after this process crashed, and this process's cleanup
+ * removes the empty ones sooner by that marker. The session's namespace and its ancestors are
+ * created persistent, with the configured ACL and no marker: neither the server nor the library
+ * removes them, so a client without our identity can never create a node in a namespace made
+ * with `acl: 'creator'` (docs/guides/security.md). A create
  * whose answer is lost (connection loss, request timeout) is sent again once the session is
  * usable (a node found existing then is fine), while `recovery.keepGoing()`: a path the server
  * refuses to read drops the connection on every try, so the caller's wait must end it (issue #19
@@ -64,15 +78,14 @@ export async function ensureLockPath(
 ): Promise<boolean> {
   const { keepGoing, usable } = withDefaults(recovery);
   const segments = path.split('/').slice(1);
+  const namespace = session.namespace;
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
+    const outsideLocks = !!namespace && (namespace === p || namespace.startsWith(p + '/'));
+    const data = outsideLocks ? null : i === segments.length ? leafData : LOCK_PATH_DATA;
     for (;;) {
       try {
-        await session.create(
-          p,
-          i === segments.length ? leafData : LOCK_PATH_DATA,
-          CreateMode.PERSISTENT,
-        );
+        await session.create(p, data, outsideLocks ? CreateMode.PERSISTENT : CONTAINER);
       } catch (err) {
         if (isInDoubt(err)) {
           if (!keepGoing()) return false;

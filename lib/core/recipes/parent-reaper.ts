@@ -14,7 +14,11 @@ const FAILED_TRIES = 3;
 /**
  * @internal
  * Removes lock nodes (and their empty ancestors created as lock paths) once they have been idle
- * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. Safe against
+ * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. They are
+ * CONTAINER nodes, which the server removes too (also after this process is gone), but only every
+ * `znode.container.checkIntervalMs` and a bounded number a minute: this keeps a live process's
+ * footprint to its last `delayMs` (docs/design.md "Cleanup"). It stops at the namespace, which
+ * carries no marker. Safe against
  * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
  * whose create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as
  * lock paths and unchanged since are removed (see lock-path.ts). One timer for all paths.

@@ -5,6 +5,8 @@ import { Listing, ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
 import { deleteWithRetry } from './guaranteed-delete';
 import { ensureLockPath, withDefaults, type Recovery } from './lock-path';
+import { UnexpectedAclError } from '../errors';
+import type { AclEntry } from '../zookeeper/jute-requests';
 import { protectedPrefix } from './lock-naming';
 
 /** @internal The children that one attempt with this uuid created (by its protected prefix). */
@@ -66,9 +68,38 @@ export class ProtectedNode {
   send(session: ZkSession): Promise<string> {
     this.ownSession = session;
     const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
-    return session
+    // With acl: 'creator', the directory's ACL is read in the same write, ahead of the create:
+    // its answer comes first, so checking it costs the server one request and no round trip.
+    const acl = session.checksAcl ? session.getAcl(this.dir).catch(() => undefined) : undefined;
+    const created = session
       .create(prefix, this.data, CreateMode.EPHEMERAL_SEQUENTIAL)
       .then((path) => path.slice(path.lastIndexOf('/') + 1));
+    if (!acl) return created;
+    return created.then(async (name) => {
+      await this.checkDir(session, [name], await acl);
+      return name;
+    });
+  }
+
+  /**
+   * With acl: 'creator', a directory whose ACL lets other identities in (docs/guides/security.md)
+   * gets nothing of ours: `names` (our nodes in it) are deleted, then UnexpectedAclError. `read`:
+   * the ACL read with the create, undefined when that read failed (the directory was created
+   * between the two requests, or the answer was lost), then read again.
+   */
+  private async checkDir(
+    session: ZkSession,
+    names: readonly string[],
+    read?: readonly AclEntry[],
+  ): Promise<void> {
+    try {
+      session.checkAcl(this.dir, read ?? (await session.getAcl(this.dir)));
+    } catch (err) {
+      if (err instanceof UnexpectedAclError) {
+        await Promise.all(names.map((name) => deleteWithRetry(session, `${this.dir}/${name}`)));
+      }
+      throw err;
+    }
   }
 
   /** Takes `name` as our node. */
@@ -168,6 +199,7 @@ export class ProtectedNode {
   /** Lists `dir`: adopts our node of `session`, deletes the others with our uuid. */
   private async findOwn(session: ZkSession): Promise<Listing | 'not-found'> {
     const listing = await session.getChildren(this.dir);
+    if (session.checksAcl) await this.checkDir(session, ownNodes(listing.children, this.uuid));
     let own: string | undefined;
     for (const child of ownNodes(listing.children, this.uuid)) {
       const path = `${this.dir}/${child}`;

@@ -1,15 +1,25 @@
 // InMemoryZooKeeper: a ZooKeeper server in this process, for tests without Java.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { JuteReader, JuteWriter } from './jute';
 
+/** Options of InMemoryZooKeeper.start(). */
+export interface InMemoryZooKeeperOptions {
+  /**
+   * How often empty CONTAINER nodes are deleted (ZooKeeper's `znode.container.checkIntervalMs`,
+   * 60 s on a real server). Default 100 ms.
+   */
+  containerCheckIntervalMs?: number;
+}
+
 /**
  * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
- * this library's client (sessions, ephemeral and sequential nodes, data/exists/child watches,
- * versions, session expiry). `ZkLockTestingModule.forRoot()` and plain tests (a ZkLockClient on
- * its connectionString) run the real lock engine against it, so tests without Java get the same
- * recipes, order and errors as production (docs/design.md "Testing without ZooKeeper"). Not a
- * ZooKeeper for anything but tests: one member, no disk, no ACL checks.
+ * this library's client (sessions, ephemeral, sequential and container nodes, data/exists/child
+ * watches, versions, session expiry, ACLs as stored). `ZkLockTestingModule.forRoot()` and plain
+ * tests (a ZkLockClient on its connectionString) run the real lock engine against it, so tests
+ * without Java get the same recipes, order and errors as production (docs/design.md "Testing
+ * without ZooKeeper"). Not a ZooKeeper for anything but tests: one member, no disk, no ACL checks
+ * (getACL answers what a create stored, `auth` entries as the digest ids of the session).
  */
 export class InMemoryZooKeeper {
   private readonly nodes = new Map<string, ZNode>();
@@ -18,20 +28,27 @@ export class InMemoryZooKeeper {
   private readonly childWatches = new Map<string, Set<Connection>>();
   private readonly connections = new Set<Connection>();
   private zxid = 0n;
+  /** The sweep that deletes empty containers, as ZooKeeper's ContainerManager does. */
+  private readonly containerSweep: NodeJS.Timeout;
 
-  private constructor(private readonly server: Server) {
-    this.nodes.set('/', newNode(0n, null, 0n));
+  private constructor(
+    private readonly server: Server,
+    containerCheckIntervalMs: number,
+  ) {
+    this.nodes.set('/', newNode(0n, null, 0n, OPEN_ACL));
     server.on('connection', (socket) => this.accept(socket));
+    this.containerSweep = setInterval(() => this.sweepContainers(), containerCheckIntervalMs);
+    this.containerSweep.unref();
   }
 
   /** Listens on 127.0.0.1, on a port the OS picks. */
-  static async start(): Promise<InMemoryZooKeeper> {
+  static async start(options: InMemoryZooKeeperOptions = {}): Promise<InMemoryZooKeeper> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);
     });
-    return new InMemoryZooKeeper(server);
+    return new InMemoryZooKeeper(server, options.containerCheckIntervalMs ?? 100);
   }
 
   get connectionString(): string {
@@ -64,6 +81,7 @@ export class InMemoryZooKeeper {
 
   /** Drops every connection and stops listening; the state is gone. */
   async close(): Promise<void> {
+    clearInterval(this.containerSweep);
     for (const session of this.sessions.values()) clearTimeout(session.expiry);
     for (const connection of this.connections) connection.socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -96,7 +114,7 @@ export class InMemoryZooKeeper {
     let session = requested === 0n ? undefined : this.sessions.get(requested);
     if (requested === 0n) {
       const id = BigInt(`0x1${randomBytes(7).toString('hex')}`) & 0x7fffffffffffffffn;
-      session = { id, passwd: randomBytes(16), timeoutMs, ephemerals: new Set() };
+      session = { id, passwd: randomBytes(16), timeoutMs, ephemerals: new Set(), auth: [] };
       this.sessions.set(id, session);
     } else if (!session || !session.passwd.equals(passwd)) {
       // Unknown or expired: a zero timeout tells the client its session is gone.
@@ -163,13 +181,30 @@ export class InMemoryZooKeeper {
   ): JuteWriter | undefined {
     switch (type) {
       case OP.PING:
-      case OP.AUTH:
         return undefined;
+      case OP.AUTH: {
+        r.int(); // type
+        const scheme = r.string();
+        const auth = r.buffer()?.toString('utf8') ?? '';
+        if (scheme === 'digest') session.auth.push(digestId(auth));
+        return undefined;
+      }
       case OP.CLOSE_SESSION:
         this.expire(session);
         return undefined;
       case OP.CREATE:
-        return new JuteWriter().string(this.create(r, session));
+        return new JuteWriter().string(this.create(r, session, type));
+      case OP.CREATE_CONTAINER: {
+        const path = this.create(r, session, type);
+        return writeStat(new JuteWriter().string(path), this.nodes.get(path)!);
+      }
+      case OP.GET_ACL: {
+        const node = this.nodes.get(r.string());
+        if (!node) throw ERR.NO_NODE;
+        const w = new JuteWriter().int(node.acl.length);
+        for (const a of node.acl) w.int(a.perms).string(a.scheme).string(a.id);
+        return writeStat(w, node);
+      }
       case OP.DELETE: {
         const path = r.string();
         this.remove(path, r.int());
@@ -216,25 +251,33 @@ export class InMemoryZooKeeper {
     }
   }
 
-  private create(r: JuteReader, session: Session): string {
+  private create(r: JuteReader, session: Session, type: number): string {
     let path = r.string();
     const data = r.buffer();
-    const acls = r.int();
-    for (let i = 0; i < acls; i++) {
-      r.int(); // perms
-      r.string(); // scheme
-      r.string(); // id
+    const acl: Acl[] = [];
+    for (let i = r.int(); i > 0; i--) {
+      const [perms, scheme, id] = [r.int(), r.string(), r.string()];
+      // `auth` (CREATOR_ALL_ACL) stands for the identities of the session, as ZooKeeper stores it.
+      if (scheme !== 'auth') acl.push({ perms, scheme, id });
+      else for (const own of session.auth) acl.push({ perms, scheme: 'digest', id: own });
     }
     const flags = r.int();
+    // A container is created by createContainer only, and createContainer makes only containers.
+    const container = flags === FLAG.CONTAINER;
+    if (container !== (type === OP.CREATE_CONTAINER)) throw ERR.BAD_ARGUMENTS;
+    if (acl.length === 0) throw ERR.INVALID_ACL;
     const parentPath = parentOf(path);
     const parent = this.nodes.get(parentPath);
     if (!parent || path === '/') throw ERR.NO_NODE;
-    if (parent.ephemeralOwner !== 0n) throw ERR.NO_CHILDREN_FOR_EPHEMERALS;
+    if (parent.ephemeralOwner !== 0n && parent.ephemeralOwner !== CONTAINER_OWNER) {
+      throw ERR.NO_CHILDREN_FOR_EPHEMERALS;
+    }
     if (flags & FLAG.SEQUENTIAL) path += String(parent.cversion).padStart(10, '0');
     if (this.nodes.has(path)) throw ERR.NODE_EXISTS;
     const ephemeral = (flags & FLAG.EPHEMERAL) !== 0;
     const zxid = ++this.zxid;
-    this.nodes.set(path, newNode(zxid, data, ephemeral ? session.id : 0n));
+    const owner = ephemeral ? session.id : container ? CONTAINER_OWNER : 0n;
+    this.nodes.set(path, newNode(zxid, data, owner, acl));
     if (ephemeral) session.ephemerals.add(path);
     parent.children.add(path.slice(parentPath.length === 1 ? 1 : parentPath.length + 1));
     parent.cversion++;
@@ -257,6 +300,17 @@ export class InMemoryZooKeeper {
     this.fire(this.dataWatches, path, EVENT.DELETED);
     this.fire(this.childWatches, path, EVENT.DELETED);
     this.fire(this.childWatches, parentPath, EVENT.CHILDREN_CHANGED);
+  }
+
+  /**
+   * Deletes every container that has had a child and is empty now, as ZooKeeper's
+   * ContainerManager does on each check (a parent left empty goes on the next one).
+   */
+  private sweepContainers(): void {
+    for (const [path, node] of [...this.nodes]) {
+      const emptied = node.cversion > 0 && node.children.size === 0;
+      if (node.ephemeralOwner === CONTAINER_OWNER && emptied) this.remove(path, -1);
+    }
   }
 
   private existing(path: string, version: number): ZNode {
@@ -325,6 +379,13 @@ interface ZNode {
   cversion: number;
   ephemeralOwner: bigint;
   children: Set<string>;
+  acl: Acl[];
+}
+
+interface Acl {
+  perms: number;
+  scheme: string;
+  id: string;
 }
 
 interface Session {
@@ -332,6 +393,8 @@ interface Session {
   passwd: Buffer;
   timeoutMs: number;
   ephemerals: Set<string>;
+  /** Digest ids of the credentials it added (AUTH), for `auth` ACL entries. */
+  auth: string[];
   connection?: Connection;
   expiry?: NodeJS.Timeout;
 }
@@ -347,28 +410,35 @@ const OP = {
   EXISTS: 3,
   GET_DATA: 4,
   SET_DATA: 5,
+  GET_ACL: 6,
   GET_CHILDREN: 8,
   PING: 11,
   GET_CHILDREN2: 12,
+  CREATE_CONTAINER: 19,
   AUTH: 100,
   SET_WATCHES: 101,
   CLOSE_SESSION: -11,
 };
 const ERR = {
   UNIMPLEMENTED: -6,
+  BAD_ARGUMENTS: -8,
   NO_NODE: -101,
   BAD_VERSION: -103,
   NO_CHILDREN_FOR_EPHEMERALS: -108,
   NODE_EXISTS: -110,
   NOT_EMPTY: -111,
   SESSION_EXPIRED: -112,
+  INVALID_ACL: -114,
 };
 const EVENT = { CREATED: 1, DELETED: 2, DATA_CHANGED: 3, CHILDREN_CHANGED: 4 };
-const FLAG = { EPHEMERAL: 1, SEQUENTIAL: 2 };
+const FLAG = { EPHEMERAL: 1, SEQUENTIAL: 2, CONTAINER: 4 };
+/** The ephemeralOwner of a container node (ZooKeeper's EphemeralType.CONTAINER_EPHEMERAL_OWNER). */
+const CONTAINER_OWNER = -0x8000000000000000n; // Long.MIN_VALUE
+const OPEN_ACL: Acl[] = [{ perms: 31, scheme: 'world', id: 'anyone' }];
 const SYNC_CONNECTED = 3;
 const XID_NOTIFICATION = -1;
 
-function newNode(zxid: bigint, data: Buffer | null, ephemeralOwner: bigint): ZNode {
+function newNode(zxid: bigint, data: Buffer | null, ephemeralOwner: bigint, acl: Acl[]): ZNode {
   const now = BigInt(Date.now());
   return {
     data,
@@ -381,7 +451,14 @@ function newNode(zxid: bigint, data: Buffer | null, ephemeralOwner: bigint): ZNo
     cversion: 0,
     ephemeralOwner,
     children: new Set(),
+    acl,
   };
+}
+
+/** The id ZooKeeper's digest provider stores for credentials "user:password". */
+function digestId(credentials: string): string {
+  const user = credentials.slice(0, credentials.indexOf(':'));
+  return `${user}:${createHash('sha1').update(credentials).digest('base64')}`;
 }
 
 function parentOf(path: string): string {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { OP } from './jute-requests';
-import { decodesReplyOf } from './jute-replies';
+import { decodeReply, decodesReplyOf } from './jute-replies';
 import { ConnectionHooks, walkFrames } from './nzc-patch';
 
 // node-zookeeper-client's own reply handling, the reference every reply is checked against.
@@ -111,7 +111,21 @@ const CHROOTS = [undefined, '/chroot/app'];
 describe('our reply decoding, reply for reply against node-zookeeper-client 1.1.3', () => {
   it('takes the replies to create, delete, getChildren2 and getData, and no other', () => {
     const ours = Object.values(OP).filter(decodesReplyOf);
-    expect(ours.sort()).toEqual([OP.CREATE, OP.DELETE, OP.GET_DATA, OP.GET_CHILDREN2].sort());
+    expect(ours.sort()).toEqual(
+      [OP.CREATE, OP.CREATE_CONTAINER, OP.DELETE, OP.GET_DATA, OP.GET_CHILDREN2].sort(),
+    );
+  });
+
+  it.each(CHROOTS)('createContainer (chroot %s): the path of its create2 reply', (chroot) => {
+    // The client has no create2: its reply is a create's path followed by a Stat.
+    for (const path of ['/locks/order:42', '/']) {
+      const sent = chroot ? (path === '/' ? chroot : chroot + path) : path;
+      const frame = reply(7, 0, [str(sent), stat()]);
+      expect(decodeReply(OP.CREATE_CONTAINER, frame, chroot)).toEqual({ path });
+      expect(decodeReply(OP.CREATE_CONTAINER, frame, chroot)).toEqual(
+        decodeReply(OP.CREATE, reply(7, 0, [str(sent)]), chroot),
+      );
+    }
   });
 
   it.each(CHROOTS)('create (chroot %s): the path, under the chroot or not, or none', (chroot) => {

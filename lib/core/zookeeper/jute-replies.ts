@@ -25,7 +25,11 @@ export interface FullStat extends Stat {
 /** The request types whose replies decodeReply reads; any other is left to the client. */
 export function decodesReplyOf(type: number): boolean {
   return (
-    type === OP.CREATE || type === OP.DELETE || type === OP.GET_CHILDREN2 || type === OP.GET_DATA
+    type === OP.CREATE ||
+    type === OP.CREATE_CONTAINER ||
+    type === OP.DELETE ||
+    type === OP.GET_CHILDREN2 ||
+    type === OP.GET_DATA
   );
 }
 
@@ -40,6 +44,7 @@ export function decodeReply(type: number, frame: Buffer, chroot?: string): Reply
   const reader = new Reader(frame, REPLY_PAYLOAD_OFFSET);
   switch (type) {
     case OP.CREATE:
+    case OP.CREATE_CONTAINER: // create2's reply: the path, then a Stat the engine does not read
       return { path: withoutChroot(reader.string(), chroot) };
     case OP.GET_CHILDREN2: {
       const children = reader.strings();

@@ -1,8 +1,10 @@
 import { ACL } from './zk-client';
 import {
   AclEntry,
+  CONTAINER,
   MultiOp,
   OP,
+  createOpOf,
   encodeCreate,
   encodeDelete,
   encodeMulti,
@@ -52,6 +54,23 @@ describe('our jute encoders, byte for byte against node-zookeeper-client 1.1.3',
       }
     }
   });
+
+  it.each(CHROOTS)(
+    'a CONTAINER create (chroot %s) goes as createContainer (19), with the CreateRequest body',
+    (chroot) => {
+      for (const path of PATHS) {
+        for (const acl of [ACL.OPEN_ACL_UNSAFE, ACL.CREATOR_ALL_ACL] as AclEntry[][]) {
+          const data = Buffer.from('nestjs-zookeeper-lock');
+          const fields = { path, acl: toRecords(acl), flags: CONTAINER, data };
+          expect(encodeCreate(7, withChroot(chroot, path), data, acl, CONTAINER)).toEqual(
+            theirs(7, OP.CREATE_CONTAINER, record('CreateRequest', fields), chroot),
+          );
+        }
+      }
+      expect([0, 1, 2, 3].map(createOpOf)).toEqual([1, 1, 1, 1]);
+      expect(createOpOf(CONTAINER)).toBe(19);
+    },
+  );
 
   it.each(CHROOTS)('delete (chroot %s)', (chroot) => {
     for (const path of PATHS) {

@@ -10,6 +10,8 @@ export const OP = {
   CHECK: 13,
   GET_CHILDREN2: 12,
   MULTI: 14,
+  /** create with a CONTAINER node's flag; its reply is create2's (path, Stat). */
+  CREATE_CONTAINER: 19,
 } as const;
 
 /**
@@ -21,6 +23,13 @@ export const OP = {
  * "Size limits").
  */
 export const MAX_REQUEST_BYTES = 0xfffff;
+
+/**
+ * The create flag of a CONTAINER node (ZooKeeper 3.5+, org.apache.zookeeper.CreateMode): the
+ * server deletes it once it has had a child and is empty again (docs/design.md "Cleanup").
+ * Sent with OP.CREATE_CONTAINER, as the Java client does.
+ */
+export const CONTAINER = 4;
 
 /** An ACL entry as node-zookeeper-client's ACL objects carry it. */
 export interface AclEntry {
@@ -91,6 +100,12 @@ class Frame {
   }
 }
 
+/** The op a create with `flags` is sent as: a CONTAINER flag needs its own (createContainer). */
+export function createOpOf(flags: number): typeof OP.CREATE | typeof OP.CREATE_CONTAINER {
+  return flags === CONTAINER ? OP.CREATE_CONTAINER : OP.CREATE;
+}
+
+/** create, or createContainer for the CONTAINER flag: the same CreateRequest body. */
 export function encodeCreate(
   xid: number,
   path: string,
@@ -99,7 +114,8 @@ export function encodeCreate(
   flags: number,
 ): Buffer {
   const size = stringSize(path) + bufferSize(data) + aclSize(acl) + 4;
-  return new Frame(size, xid, OP.CREATE).string(path).bytes(data).acl(acl).int(flags).buffer;
+  const frame = new Frame(size, xid, createOpOf(flags));
+  return frame.string(path).bytes(data).acl(acl).int(flags).buffer;
 }
 
 export function encodeDelete(xid: number, path: string, version: number): Buffer {

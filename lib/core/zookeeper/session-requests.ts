@@ -9,6 +9,7 @@ import {
   AclEntry,
   MAX_REQUEST_BYTES,
   OP,
+  createOpOf,
   encodeCreate,
   encodeDelete,
   encodePathWatch,
@@ -79,7 +80,7 @@ export class SessionRequests {
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
-    return this.send('create', path, OP.CREATE, encode, (r) => r.payload.path);
+    return this.send('create', path, createOpOf(mode), encode, (r) => r.payload.path);
   }
 
   /** Writes `data` to `path` if the node is still at `version` (the client's own request). */
@@ -87,6 +88,14 @@ export class SessionRequests {
     return this.request('setData', path, (cb) => {
       corkRequests(this.cm);
       this.options.client.setData(path, data, version, cb);
+    });
+  }
+
+  /** The ACL of `path`, as the server stores it (the client's own request). */
+  getAcl(path: string): Promise<AclEntry[]> {
+    return this.request('getACL', path, (cb) => {
+      corkRequests(this.cm);
+      this.options.client.getACL(path, (err, acls) => cb(err, acls ?? []));
     });
   }
 

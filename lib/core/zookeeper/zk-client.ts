@@ -40,6 +40,10 @@ export interface Client extends EventEmitter {
     cb: (err: any, path: string) => void,
   ): void;
   remove(path: string, version: number, cb: (err: any) => void): void;
+  getACL(
+    path: string,
+    cb: (err: any, acls: Array<{ permission: number; id: { scheme: string; id: string } }>) => void,
+  ): void;
   setData(path: string, data: Buffer, version: number, cb: (err: any) => void): void;
   exists(
     path: string,

@@ -1,10 +1,11 @@
 /** Owns the secrets of a connection: `auth`, `acl` and `tls`, kept out of every log. */
+import { createHash } from 'node:crypto';
 import type { ConnectionOptions, SecureContext } from 'node:tls';
 import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';
 import { ACL } from './zk-client';
-import { InvalidLockOptionsError } from '../errors';
-import { MAX_REQUEST_BYTES } from './jute-requests';
+import { InvalidLockOptionsError, UnexpectedAclError } from '../errors';
+import { MAX_REQUEST_BYTES, type AclEntry } from './jute-requests';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const jute = require('node-zookeeper-client/lib/jute');
@@ -119,6 +120,35 @@ export class ZkCredentials {
     return this.acl === 'creator' ? ACL.CREATOR_ALL_ACL : ACL.OPEN_ACL_UNSAFE;
   }
 
+  /** Whether the nodes a lock relies on must carry our ACL (`acl: 'creator'`; see checkAcl). */
+  get checksAcl(): boolean {
+    return this.acl === 'creator';
+  }
+
+  /**
+   * With `acl: 'creator'`: throws UnexpectedAclError when `found` (the ACL of `path`, a node the
+   * lock relies on) grants any identity that is not ours, as CREATOR_ALL_ACL would have stored
+   * it: the digest id of each `auth` credential, or (with a client certificate) an `x509` id,
+   * which the servers derive from the certificate. Neither secret nor hash is in the error.
+   */
+  checkAcl(path: string, found: readonly AclEntry[]): void {
+    if (!this.checksAcl) return;
+    const ours = new Set(this.#auth.map((auth) => digestId(auth.toString('utf8'))));
+    const hasCert = !!this.#tls && (this.#tls.cert !== undefined || this.#tls.pfx !== undefined);
+    const isOurs = ({ id }: AclEntry): boolean =>
+      (id.scheme === 'digest' && ours.has(id.id)) || (id.scheme === 'x509' && hasCert);
+    if (found.every(isOurs)) return;
+    const shown = (scheme: string, id: string): string =>
+      scheme === 'digest' ? `digest:${id.split(':')[0]}` : `${scheme}:${id}`;
+    const expected = this.#auth.map((auth) => `digest:${auth.toString('utf8').split(':')[0]}`);
+    if (hasCert) expected.push('x509:<this client certificate>');
+    throw new UnexpectedAclError(
+      path,
+      found.map((a) => `${shown(a.id.scheme, a.id.id)} (${permissionsOf(a.permission)})`),
+      expected.map((id) => `${id} (all)`),
+    );
+  }
+
   /**
    * The AUTH requests to send on a new connection, right behind its ConnectRequest (like the Java
    * client's primeConnection), so that they come before every queued request.
@@ -193,4 +223,23 @@ function authPacket(auth: Buffer): Buffer {
   payload.scheme = 'digest';
   payload.auth = auth;
   return new jute.Request(header, payload).toBuffer() as Buffer;
+}
+
+/** The id ZooKeeper's digest provider stores for credentials "user:password". */
+function digestId(credentials: string): string {
+  const user = credentials.slice(0, credentials.indexOf(':'));
+  return `${user}:${createHash('sha1').update(credentials).digest('base64')}`;
+}
+
+/** ZooKeeper's permission bits as zkCli prints them (cdrwa), "all" for every one. */
+function permissionsOf(bits: number): string {
+  if ((bits & 31) === 31) return 'all';
+  const letters = [
+    [4, 'c'],
+    [8, 'd'],
+    [1, 'r'],
+    [2, 'w'],
+    [16, 'a'],
+  ] as const;
+  return letters.map(([bit, letter]) => (bits & bit ? letter : '')).join('') || 'none';
 }

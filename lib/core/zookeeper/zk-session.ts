@@ -31,6 +31,11 @@ export interface ZkSessionOptions {
   credentials?: ZkCredentials;
   /** @internal The xid of the session's first request (ZkLockClientOptions.firstXid). */
   firstXid?: number;
+  /**
+   * The client's namespace: lock paths hang below it, and it is never created as a lock path
+   * (ensureLockPath), so nothing of the library removes it.
+   */
+  namespace?: string;
 }
 
 /**
@@ -51,12 +56,14 @@ export class ZkSession extends EventEmitter {
   private readonly clock: SessionClock;
   private readonly failures: ConnectFailures;
   private readonly states: ClientStates;
+  private readonly credentials: ZkCredentials;
 
   constructor(private readonly options: ZkSessionOptions) {
     super();
     assertSupportedClient(); // before the client is used at all: an upgrade fails here, loudly
     this.setMaxListeners(0);
     const credentials = options.credentials ?? ZkCredentials.none;
+    this.credentials = credentials;
     const client = zookeeper.createClient(options.connectionString, {
       sessionTimeout: options.sessionTimeoutMs,
       spinDelay: 200,
@@ -221,6 +228,26 @@ export class ZkSession extends EventEmitter {
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     return this.requests.create(path, data, mode);
+  }
+
+  /** The namespace of the client this session serves (ZkSessionOptions.namespace). */
+  get namespace(): string | undefined {
+    return this.options.namespace;
+  }
+
+  /** Whether the nodes a lock relies on must carry our ACL (see ZkCredentials.checkAcl). */
+  get checksAcl(): boolean {
+    return this.credentials.checksAcl;
+  }
+
+  /** The ACL of `path`, as the server stores it. */
+  getAcl(path: string): Promise<AclEntry[]> {
+    return this.requests.getAcl(path);
+  }
+
+  /** Throws UnexpectedAclError when `found`, the ACL of `path`, lets other identities in. */
+  checkAcl(path: string, found: readonly AclEntry[]): void {
+    this.credentials.checkAcl(path, found);
   }
 
   /** Writes `data` to `path` if the node is still at `version` (BAD_VERSION otherwise). */

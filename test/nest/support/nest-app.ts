@@ -3,11 +3,31 @@ import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { LockEvents, LockService, ZkLockModule, ZkLockModuleOptions } from '../../../lib';
 import { scaled } from '../../support/time-scale';
+import { ZkAdmin } from '../../core/support/zk-admin';
 
-/** A root path of its own for each test file: `/test-<file>-<random>`. */
+/** The namespaces this test file asked for: removed after its last test (see below). */
+const namespaces = new Set<string>();
+
+/**
+ * A root path of its own for each test file: `/test-<file>-<random>`. The client creates it as a
+ * persistent node that nothing of the library removes, so the file removes it after its tests.
+ */
 export function testNamespace(file: string): string {
-  return `/test-${file}-${randomUUID().slice(0, 8)}`;
+  const namespace = `/test-${file}-${randomUUID().slice(0, 8)}`;
+  namespaces.add(namespace);
+  return namespace;
 }
+
+// Registered when a test file imports this module: after the file's last test and its hooks.
+afterAll(async () => {
+  if (namespaces.size === 0) return;
+  const admin = await ZkAdmin.connect(zkConnect());
+  try {
+    for (const namespace of namespaces) await admin.removeTree(namespace);
+  } finally {
+    admin.close();
+  }
+});
 
 export function zkConnect(): string {
   const connect = process.env.ZK_CONNECT;
