@@ -16,6 +16,7 @@ import type { ZkLockModuleOptions } from '../nest/module/zk-lock-module-options.
 import { ZK_LOCK_CLIENT, ZK_LOCK_OWN_SERVER } from '../nest/module/zk-lock.constants';
 import { ZK_LOCK_MODULE_OPTIONS } from '../nest/module/zk-lock.module-definition';
 import { zkLockExports, zkLockServices } from '../nest/module/zk-lock.providers';
+import { zkLockRootModules } from '../nest/module/zk-lock.module-definition';
 
 /** Options of `ZkLockTestingModule.forRoot()`: those of ZkLockModule.forRoot() but where ZooKeeper is. */
 export type ZkLockTestOptions = Omit<
@@ -25,6 +26,14 @@ export type ZkLockTestOptions = Omit<
   /** Provide the module's exports to every module (default false, as forRoot). */
   isGlobal?: boolean;
 };
+
+/**
+ * What `ZkLockTestingModule.override()` needs of `@nestjs/testing`'s TestingModuleBuilder (the
+ * package stays out of this one's dependencies).
+ */
+export interface ModuleOverrides<Builder> {
+  overrideModule(module: DynamicModule): { useModule(module: DynamicModule): Builder };
+}
 
 /** Closes the in-memory ZooKeeper once the client has closed its session (in either order). */
 @Injectable()
@@ -79,5 +88,23 @@ export class ZkLockTestingModule {
       providers,
       exports: [...zkLockExports, InMemoryZooKeeper],
     };
+  }
+
+  /**
+   * For a test of the application's own module: replaces each `ZkLockModule.forRoot()` and
+   * `forRootAsync()` it imports with `ZkLockTestingModule.forRoot(options)`, global where the
+   * replaced one was, so nothing connects to the configured ZooKeeper.
+   * `await ZkLockTestingModule.override(Test.createTestingModule({ imports: [AppModule] })).compile()`
+   * (Nest's `overrideModule(ZkLockModule)` cannot do it: it matches the object forRoot() returned).
+   */
+  static override<Builder extends ModuleOverrides<Builder>>(
+    builder: Builder,
+    options: Omit<ZkLockTestOptions, 'isGlobal'> = {},
+  ): Builder {
+    for (const module of zkLockRootModules()) {
+      const stand = ZkLockTestingModule.forRoot({ ...options, isGlobal: module.global ?? false });
+      builder.overrideModule(module).useModule(stand);
+    }
+    return builder;
   }
 }

@@ -20,7 +20,8 @@ const OPTIONS: ts.CompilerOptions = {
   esModuleInterop: true,
   skipLibCheck: true,
   noEmit: true,
-  types: ['node'],
+  // The test runners' globals (describe, beforeEach...) for the test examples.
+  types: ['node', 'vitest/globals'],
   paths: entrySources(),
 };
 
@@ -46,6 +47,19 @@ function entrySources(): Record<string, string[]> {
  */
 const DECLARATIONS = [join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'nestjs-config.d.ts')];
 
+/**
+ * The reader's own application files a snippet imports (`./../src/app.module` in a test):
+ * resolved to a stub, whatever the relative path.
+ */
+const READER_FILES: Record<string, string> = {
+  'app.module': join(REPO_ROOT, 'scripts', 'doc-snippets', 'stubs', 'app.module.d.ts'),
+};
+
+function readerFile(specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  return READER_FILES[specifier.replace(/^.*\//, '').replace(/\.js$/, '')];
+}
+
 export function typeCheckSnippets(snippets: Snippet[]): string[] {
   const virtual = new Map<string, Snippet>();
   snippets.forEach((snippet, i) => {
@@ -61,6 +75,12 @@ export function typeCheckSnippets(snippets: Snippet[]): string[] {
     if (snippet) return ts.createSourceFile(file, snippet.text, language, true);
     return getSourceFile(file, language, ...rest);
   };
+  host.resolveModuleNames = (specifiers, containingFile) =>
+    specifiers.map((specifier) => {
+      const stub = readerFile(specifier);
+      if (stub) return { resolvedFileName: stub, extension: ts.Extension.Dts };
+      return ts.resolveModuleName(specifier, containingFile, OPTIONS, host).resolvedModule;
+    });
   const program = ts.createProgram([...virtual.keys(), ...DECLARATIONS], OPTIONS, host);
   const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
   // The library's own files are the build's business (`npm run build`); here only the snippets.

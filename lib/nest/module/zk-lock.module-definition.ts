@@ -1,6 +1,19 @@
 // Owns the ConfigurableModuleBuilder of ZkLockModule (forRoot, forRootAsync, isGlobal).
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, DynamicModule } from '@nestjs/common';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
+
+/**
+ * Every module forRoot() and forRootAsync() returned in this process. Nest's `overrideModule()`
+ * matches an import by identity, and an application imports the object forRoot() returned, not
+ * the class: `ZkLockTestingModule.override()` overrides each of these objects, so a test of the
+ * real application module needs no reference to them.
+ */
+const rootModules = new Set<DynamicModule>();
+
+/** The modules forRoot() and forRootAsync() returned so far (see rootModules). */
+export function zkLockRootModules(): readonly DynamicModule[] {
+  return [...rootModules];
+}
 
 export const {
   ConfigurableModuleClass: ZkLockConfigurableModule,
@@ -10,8 +23,9 @@ export const {
 } = new ConfigurableModuleBuilder<ZkLockModuleOptions>({ moduleName: 'ZkLock' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createZkLockOptions')
-  .setExtras({ isGlobal: false }, (definition, extras) => ({
-    ...definition,
-    global: extras.isGlobal,
-  }))
+  .setExtras({ isGlobal: false }, (definition, extras) => {
+    const module: DynamicModule = { ...definition, global: extras.isGlobal };
+    rootModules.add(module);
+    return module;
+  })
   .build();

@@ -28,7 +28,9 @@ const clientProvider: Provider = {
  * `ZkLockModule.forRoot({ connectionString, isGlobal: true })` or `forRootAsync({ ... })`.
  * Provides the connected client (`@InjectZkLockClient()`), LockService and the health indicator;
  * closes the session on application shutdown so held locks are freed at once. In unit tests,
- * `ZkLockTestingModule.forRoot()` from `nestjs-zookeeper-lock/testing` stands in for it.
+ * `ZkLockTestingModule.forRoot()` from `nestjs-zookeeper-lock/testing` stands in for it, and
+ * `ZkLockTestingModule.override(Test.createTestingModule({ imports: [AppModule] }))` replaces it
+ * in the application's own module.
  */
 @Module({
   imports: [DiscoveryModule],
