@@ -25,7 +25,7 @@ export { InjectZkLockClient } from './nest/decorators/inject-zk-lock-client.deco
 export { ZK_LOCK_CLIENT } from './nest/module/zk-lock.constants';
 export { ZkLockHealthIndicator } from './nest/module/zk-lock.health';
 export { ZkLockTelemetry } from './nest/module/zk-lock.telemetry';
-export type { ZkLockHealthResult } from './nest/module/zk-lock.health';
+export type { ZkLockHealthOptions, ZkLockHealthResult } from './nest/module/zk-lock.health';
 export { toHttpError } from './nest/errors/lock-errors.http';
 export { lockErrorInfo } from './nest/errors/lock-errors.codes';
 export type { LockErrorInfo } from './nest/errors/lock-errors.codes';

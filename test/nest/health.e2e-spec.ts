@@ -1,4 +1,4 @@
-import { Controller, INestApplication, Post } from '@nestjs/common';
+import { Controller, INestApplication, Logger, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
@@ -6,6 +6,7 @@ import { DistributedLock, LockService, ZkLockModule } from '../../lib';
 import { HealthController } from './fixtures/health.controller';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { testNamespace, waitFor } from './support/nest-app';
+import { vi, type MockInstance } from 'vitest';
 
 @Controller()
 class WorkController {
@@ -19,12 +20,19 @@ class WorkController {
 describe('health indicator and ZooKeeper outage', () => {
   let server: ZooKeeperServer;
   let app: INestApplication;
+  let logError: MockInstance;
+  /** What Terminus logged on a failed check (its logger is Nest's Logger). */
+  const terminusLogs = () =>
+    logError.mock.calls
+      .map((args) => args.map(String).join(' '))
+      .filter((line) => line.startsWith('Health Check has failed'));
 
   beforeAll(async () => {
+    logError = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     server = await ZooKeeperServer.start();
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TerminusModule.forRoot({ logger: false }),
+        TerminusModule.forRoot(),
         ZkLockModule.forRoot({
           connectionString: server.connectionString,
           namespace: testNamespace('health'),
@@ -40,13 +48,18 @@ describe('health indicator and ZooKeeper outage', () => {
   });
 
   afterAll(async () => {
+    logError.mockRestore();
     await app.close();
     await server.stop();
   });
 
-  it('reports up while connected', async () => {
+  it('reports up while connected: status and state only, unless details are asked for', async () => {
     const res = await request(app.getHttpServer()).get('/health').expect(200);
-    expect(res.body.info.zookeeper).toEqual({
+    expect(res.body.info.zookeeper).toEqual({ status: 'up', state: 'CONNECTED' });
+    expect(res.text).not.toContain(server.connectionString);
+
+    const details = await request(app.getHttpServer()).get('/health/details').expect(200);
+    expect(details.body.info.zookeeper).toEqual({
       status: 'up',
       state: 'CONNECTED',
       connectionString: server.connectionString,
@@ -57,6 +70,7 @@ describe('health indicator and ZooKeeper outage', () => {
         state: 'CONNECTED',
       })),
     });
+    for (const { id } of details.body.info.zookeeper.sessions) expect(res.text).not.toContain(id);
     await request(app.getHttpServer()).post('/work?id=1').expect(201, 'done');
   });
 
@@ -67,7 +81,12 @@ describe('health indicator and ZooKeeper outage', () => {
 
     const res = await request(app.getHttpServer()).get('/health').expect(503);
     expect(res.body.status).toBe('error');
-    expect(res.body.error.zookeeper.status).toBe('down');
+    expect(res.body.error.zookeeper).toEqual({ status: 'down', state: expect.any(String) });
+    expect(res.text).not.toContain(server.connectionString);
+    expect(terminusLogs().join('\n')).toContain('Health Check has failed');
+    expect(terminusLogs().join('\n')).not.toContain(server.connectionString);
+    const details = await request(app.getHttpServer()).get('/health/details').expect(503);
+    expect(details.body.error.zookeeper.connectionString).toBe(server.connectionString);
 
     const work = await request(app.getHttpServer()).post('/work?id=2').expect(503);
     expect(work.body).toMatchObject({ statusCode: 503, code: 'ZOOKEEPER_UNAVAILABLE' });

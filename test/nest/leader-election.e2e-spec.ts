@@ -87,7 +87,8 @@ describe('@LeaderElection, leadership hooks and LeaderElectionService', () => {
     return { app, jobs: app.get(Jobs) };
   };
   const health = async (instance: Instance) =>
-    (await request(instance.app.getHttpServer()).get('/health').expect(200)).body.info.zookeeper;
+    (await request(instance.app.getHttpServer()).get('/health/details').expect(200)).body.info
+      .zookeeper;
 
   beforeAll(async () => {
     admin = await ZkAdmin.connect(zkConnect());
