@@ -1,7 +1,8 @@
 /**
  * `npm run demo [-- --store postgres --orders 1000 --stock 100 --delay 20]`
  *
- * Starts ZooKeeper (unless ZK_CONNECT is set), a shared store and three sample-app instances,
+ * Starts ZooKeeper (unless ZK_CONNECT is set; the embedded in-memory server where none is
+ * installed and none can be, or with --embedded-zookeeper), a shared store and three sample-app instances,
  * then: 1,000 concurrent orders for 100 units against `/orders/unsafe` (oversells), the same
  * against `/orders` (@DistributedLock + fencing: sells exactly 100), and the paused-holder
  * scenario. Prints a table, saves report.json and report.md under .data/demo/, stops
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
       store,
       postgresUrl: pgUrl,
       zkConnect: process.env.ZK_CONNECT || undefined,
+      embeddedZooKeeper: process.argv.includes('--embedded-zookeeper'),
       env: { STOCK_IO_DELAY_MS: String(delay), ZK_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
       onStep: (m) => progress.step(m),
     });

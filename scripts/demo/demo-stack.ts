@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PostgresServer } from '../../test/support/postgres';
 import { ZooKeeperServer } from '../../test/support/zookeeper';
 import { AppInstance } from './app-instance';
+import { chooseZooKeeper, EmbeddedZooKeeper, embeddedNotice } from './zookeeper-choice';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -18,6 +19,8 @@ export interface DemoStackOptions {
   postgresUrl?: string;
   /** A running ZooKeeper to use instead of starting one. */
   zkConnect?: string;
+  /** Run on the embedded in-memory server even where a real ZooKeeper is installed. */
+  embeddedZooKeeper?: boolean;
   instances?: number;
   /** Extra environment of every instance (STOCK_IO_DELAY_MS, ZK_SESSION_TIMEOUT_MS...). */
   env?: Record<string, string>;
@@ -26,7 +29,7 @@ export interface DemoStackOptions {
 
 export class DemoStack {
   readonly instances: AppInstance[] = [];
-  private zooKeeper?: ZooKeeperServer;
+  private zooKeeper?: ZooKeeperServer | EmbeddedZooKeeper;
   private postgres?: PostgresServer;
   zkConnect = '';
   databaseUrl = '';
@@ -78,11 +81,20 @@ export class DemoStack {
 
   private async startAll(): Promise<void> {
     const { dir, store, onStep = () => undefined } = this.options;
-    if (this.options.zkConnect) {
-      this.zkConnect = this.options.zkConnect;
+    const zooKeeper = chooseZooKeeper({
+      zkConnect: this.options.zkConnect,
+      embedded: this.options.embeddedZooKeeper,
+    });
+    if (zooKeeper.kind === 'given') {
+      this.zkConnect = zooKeeper.connectionString;
     } else {
-      onStep('starting ZooKeeper');
-      this.zooKeeper = await ZooKeeperServer.start();
+      onStep(
+        zooKeeper.kind === 'installed' ? 'starting ZooKeeper' : embeddedNotice(zooKeeper.reason),
+      );
+      this.zooKeeper =
+        zooKeeper.kind === 'installed'
+          ? await ZooKeeperServer.start()
+          : await EmbeddedZooKeeper.start();
       this.zkConnect = this.zooKeeper.connectionString;
     }
     if (store === 'sqlite') {

@@ -28,6 +28,12 @@ function problemsIn(pkg: string): string[] {
       if (!existsSync(join(pkg, file))) problems.push(`exports["${entry}"] names ${file}: absent`);
     }
   }
+  for (const [name, file] of Object.entries<string>(manifest.bin ?? {})) {
+    if (!existsSync(join(pkg, file))) problems.push(`bin["${name}"] names ${file}: absent`);
+    else if (!readFileSync(join(pkg, file), 'utf8').startsWith('#!/usr/bin/env node\n')) {
+      problems.push(`bin["${name}"] (${file}) does not start with #!/usr/bin/env node`);
+    }
+  }
   for (const map of files.filter((f) => f.endsWith('.js.map'))) {
     const { sources } = JSON.parse(readFileSync(join(pkg, map), 'utf8')) as { sources: string[] };
     for (const source of sources) {

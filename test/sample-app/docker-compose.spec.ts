@@ -20,6 +20,22 @@ function variablesReadByApp(): Set<string> {
   return read;
 }
 
+describe('docs/zookeeper-ensemble.compose.yml (docs/getting-started.md)', () => {
+  const ensemble = parse(
+    readFileSync(join(ROOT, 'docs', 'zookeeper-ensemble.compose.yml'), 'utf8'),
+    { merge: true },
+  );
+
+  it("is the sample stack's 3-node ensemble, each member's client port on the host", () => {
+    zkNames.forEach((name, i) => {
+      const { ports, ...member } = ensemble.services[name];
+      expect(member).toEqual(services[name]);
+      expect(ports).toEqual([`${2181 + i}:2181`]);
+    });
+    expect(Object.keys(ensemble.services)).toEqual(zkNames);
+  });
+});
+
 describe('docker-compose.yml', () => {
   it('has a 3-node ZooKeeper ensemble of the official image, each with a health check', () => {
     const servers = zkNames.map((name, i) => `server.${i + 1}=${name}:2888:3888;2181`).join(' ');

@@ -10,6 +10,8 @@ export interface InMemoryZooKeeperOptions {
    * 60 s on a real server). Default 100 ms.
    */
   containerCheckIntervalMs?: number;
+  /** The port to listen on, on 127.0.0.1 (default: a port the OS picks). */
+  port?: number;
 }
 
 /**
@@ -41,12 +43,12 @@ export class InMemoryZooKeeper {
     this.containerSweep.unref();
   }
 
-  /** Listens on 127.0.0.1, on a port the OS picks. */
+  /** Listens on 127.0.0.1 only, on `port` (default: a port the OS picks). */
   static async start(options: InMemoryZooKeeperOptions = {}): Promise<InMemoryZooKeeper> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
+      server.listen(options.port ?? 0, '127.0.0.1', resolve);
     });
     return new InMemoryZooKeeper(server, options.containerCheckIntervalMs ?? 100);
   }
@@ -123,10 +125,10 @@ export class InMemoryZooKeeper {
       );
       return;
     }
-    clearTimeout(session.expiry);
     session.connection?.socket.destroy();
     session.connection = connection;
     connection.session = session;
+    this.armExpiry(session);
     connection.socket.write(
       new JuteWriter()
         .int(0)
@@ -145,7 +147,21 @@ export class InMemoryZooKeeper {
     const session = connection.session;
     if (!session || session.connection !== connection || !this.sessions.has(session.id)) return;
     session.connection = undefined;
-    session.expiry = setTimeout(() => this.expire(session), session.timeoutMs);
+    this.armExpiry(session);
+  }
+
+  /**
+   * A session expires once the server has heard nothing from it for its timeout, connected or
+   * not, as ZooKeeper's session tracker does: a paused client keeps its socket open and silent.
+   * Its connection is then dropped; the client learns of the expiry when it reconnects.
+   */
+  private armExpiry(session: Session): void {
+    clearTimeout(session.expiry);
+    session.expiry = setTimeout(() => {
+      const connection = session.connection;
+      this.expire(session);
+      connection?.socket.destroy();
+    }, session.timeoutMs);
     session.expiry.unref();
   }
 
@@ -159,6 +175,7 @@ export class InMemoryZooKeeper {
       );
       return;
     }
+    session.expiry?.refresh(); // heard from it
     let err = 0;
     let body: JuteWriter | undefined;
     try {
