@@ -54,6 +54,21 @@ describe('errors', () => {
     );
   });
 
+  it("LockTimeoutError counts other processes' queue nodes as nodes (each may be a batch), its own callers as callers", () => {
+    const error = new LockTimeoutError('/a', 1, { otherNodes: 1, ownCallers: 5 });
+    expect(error).toMatchObject({ ahead: 6, queue: { otherNodes: 1, ownCallers: 5 } });
+    expect(error.message).toContain(
+      "(ahead of it: 1 queue node of other processes, each one caller or a batch of that process's callers, and 5 callers of this process, holding or waiting)",
+    );
+    expect(new LockTimeoutError('/a', 1, { otherNodes: 3, ownCallers: 0 }).message).toContain(
+      "(ahead of it: 3 queue nodes of other processes, each one caller or a batch of that process's callers)",
+    );
+    expect(new LockTimeoutError('/a', 1, { otherNodes: 0, ownCallers: 1 }).message).toContain(
+      '(ahead of it: 1 caller of this process, holding or waiting)',
+    );
+    expect(new LockTimeoutError('/a', 1, 2).queue).toBeUndefined();
+  });
+
   it('LockAbortedError keeps the abort reason as its cause', () => {
     const reason = new Error('shutdown');
     const error = new LockAbortedError('/locks/a', reason);

@@ -73,10 +73,19 @@ export class LockModeError extends ZkLockError {
  * the lock was taken (the NestJS decorator gives its own options).
  */
 export class LockTimeoutError extends ZkLockError {
+  /**
+   * At least this many callers were ahead, holding or waiting: `queue.otherNodes +
+   * queue.ownCallers` (a node of another process counts one, whatever batch it serves);
+   * undefined when its place was not known yet.
+   */
+  readonly ahead: number | undefined;
+  /** Who was ahead in the lock's queue, as far as this process knows (exclusive locks). */
+  readonly queue: LockQueueAhead | undefined;
+
   constructor(
     readonly path: string,
     readonly waitTimeoutMs: number,
-    readonly ahead: number | undefined,
+    ahead: number | LockQueueAhead | undefined,
     advice = 'Raise waitTimeoutMs, shorten the work done under this lock, or use tryAcquire to skip when busy.',
     options?: { cause?: unknown },
   ) {
@@ -84,6 +93,8 @@ export class LockTimeoutError extends ZkLockError {
       `Timed out after ${waitTimeoutMs} ms waiting for lock "${path}" (${aheadText(ahead)}). ${advice}`,
       options,
     );
+    this.queue = typeof ahead === 'object' ? { ...ahead } : undefined;
+    this.ahead = typeof ahead === 'object' ? ahead.otherNodes + ahead.ownCallers : ahead;
   }
 
   /** @deprecated `ahead` (holders and waiters ahead, not only holders), 0 when not known. */
@@ -112,9 +123,31 @@ function participantsAhead(ahead: number | undefined): string {
   return `${ahead} ${ahead === 1 ? 'participant' : 'participants'} ahead of it, the leader included`;
 }
 
-function aheadText(ahead: number | undefined): string {
+/**
+ * Who was ahead of a caller in an exclusive lock's queue, as far as its process can know:
+ * ZooKeeper shows nodes, and another process may serve a batch of its callers from one node.
+ */
+export interface LockQueueAhead {
+  /** Nodes of other processes ahead of its own, the holder's included. */
+  otherNodes: number;
+  /** Callers of this process ahead of it, holding or waiting. */
+  ownCallers: number;
+}
+
+function aheadText(ahead: number | LockQueueAhead | undefined): string {
   if (ahead === undefined) return 'its place in line was not known yet';
-  return `${ahead} ${ahead === 1 ? 'caller' : 'callers'} ahead of it, holding or waiting`;
+  if (typeof ahead === 'number') {
+    return `${ahead} ${ahead === 1 ? 'caller' : 'callers'} ahead of it, holding or waiting`;
+  }
+  const { otherNodes, ownCallers } = ahead;
+  const nodes =
+    `${otherNodes} queue ${otherNodes === 1 ? 'node' : 'nodes'} of other processes, each one ` +
+    "caller or a batch of that process's callers";
+  const callers = `${ownCallers} ${ownCallers === 1 ? 'caller' : 'callers'} of this process`;
+  if (otherNodes === 0 && ownCallers === 0) return 'nothing ahead of it: it was next';
+  if (otherNodes === 0) return `ahead of it: ${callers}, holding or waiting`;
+  if (ownCallers === 0) return `ahead of it: ${nodes}`;
+  return `ahead of it: ${nodes}, and ${callers}, holding or waiting`;
 }
 
 /** The cap of waiting callers a LockQueueFullError hit: on its path, or on the whole client. */

@@ -49,7 +49,7 @@ export {
   LeadershipTimeoutError,
   ElectionClosedError,
 } from './errors';
-export type { LockLossReason, ConnectFailure, WaitersLimitOption } from './errors';
+export type { LockLossReason, LockQueueAhead, ConnectFailure, WaitersLimitOption } from './errors';
 export type { ZkTlsOptions } from './zookeeper/zk-credentials';
 export { validateLockPath, encodePathSegment, MAX_LOCK_PATH_BYTES } from './paths';
 export { MAX_NODE_DATA_BYTES } from './client/client-options';

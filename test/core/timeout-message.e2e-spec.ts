@@ -1,6 +1,7 @@
 /**
- * Issue #19 §6: a timeout said "0 holders ahead" while it counted waiters. The message counts
- * every caller ahead in line, holding or waiting, in every process, and says so.
+ * What a timeout says of who was ahead: what this process knows. ZooKeeper's queue shows nodes;
+ * a node of another process may stand for a batch of its callers, so those are counted as
+ * nodes, and this process's own callers ahead (holding or waiting) as callers.
  */
 import { LockTimeoutError } from '../../lib';
 import { scaled } from '../support/time-scale';
@@ -30,8 +31,12 @@ describe('LockTimeoutError counts who is ahead', () => {
       (err: Error) => err,
     );
     expect(error).toBeInstanceOf(LockTimeoutError);
+    expect((error as LockTimeoutError).queue).toEqual({ otherNodes: 2, ownCallers: 1 });
     expect((error as LockTimeoutError).ahead).toBe(3);
-    expect(error.message).toContain('(3 callers ahead of it, holding or waiting)');
+    expect(error.message).toContain(
+      '(ahead of it: 2 queue nodes of other processes, each one caller or a batch of that ' +
+        "process's callers, and 1 caller of this process, holding or waiting)",
+    );
     await holder.release(path);
     await theirs;
     await waiter.release(path);

@@ -1,5 +1,5 @@
 // What a caller of a WaiterQueue is told when its wait or try ends without the lock.
-import { LockTimeoutError, ZooKeeperUnavailableError } from '../errors';
+import { LockTimeoutError, ZooKeeperUnavailableError, type LockQueueAhead } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Contender } from './contender';
 import type { Waiter } from './waiter';
@@ -16,14 +16,14 @@ export function noSessionForTry(
 
 /**
  * @internal
- * A busy lock is a LockTimeoutError, saying how many callers are `ahead` (undefined: not known);
+ * A busy lock is a LockTimeoutError, saying who is `ahead` (undefined: not known);
  * a wait spent without a live session is a ZooKeeperUnavailableError.
  */
 export function waitTimeoutError(
   connection: ZkConnection,
   displayPath: string,
   waitTimeoutMs: number,
-  ahead: number | undefined,
+  ahead: number | LockQueueAhead | undefined,
 ): Error {
   const session = connection.current;
   // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
@@ -39,16 +39,17 @@ export function waitTimeoutError(
 
 /**
  * @internal
- * How many callers, holding or waiting, are ahead of `waiter` (whose node's place is known) in an
- * exclusive queue: the nodes ahead of its node in ZooKeeper, where a node of ours ahead counts as
- * the callers it serves; plus the callers of its own node ahead of it, and the holder
- * (`holderNode`: the node of ours that holds, if any).
+ * Who is ahead of `waiter` (whose node's place is known) in an exclusive queue: the nodes of
+ * other processes ahead of its node in ZooKeeper (each may serve a batch of that process's
+ * callers: only the node is known), and the callers of this process ahead of it: those on our
+ * nodes ahead, those of its own node before it, and the holder (`holderNode`: the node of ours
+ * that holds, if any).
  */
 export function exclusiveCallersAhead(
   waiters: readonly Waiter[],
   waiter: Waiter,
   holderNode: Contender | undefined,
-): number {
+): LockQueueAhead {
   const node = waiter.contender!;
   const before = waiters.slice(0, waiters.indexOf(waiter));
   const sameNode = before.filter((w) => w.contender === node).length;
@@ -58,5 +59,8 @@ export function exclusiveCallersAhead(
   const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
   if (holderNode && holderNode !== node) ownNodesAhead.add(holderNode); // ahead: it holds
   const holding = holderNode ? 1 : 0;
-  return node.ahead - ownNodesAhead.size + onOwnNodesAhead.length + sameNode + holding;
+  return {
+    otherNodes: node.ahead - ownNodesAhead.size,
+    ownCallers: onOwnNodesAhead.length + sameNode + holding,
+  };
 }

@@ -83,7 +83,7 @@ export async function acquireAll(
     if (lostMember) throw lostMember;
     // The budget was the whole wait, not what was left of it for this path.
     if (err instanceof LockTimeoutError && waitTimeoutMs !== undefined) {
-      throw new LockTimeoutError(err.path, waitTimeoutMs, err.ahead);
+      throw new LockTimeoutError(err.path, waitTimeoutMs, err.queue ?? err.ahead);
     }
     throw err;
   } finally {

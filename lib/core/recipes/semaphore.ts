@@ -189,7 +189,7 @@ export class SemaphoreRecipe {
       return await this.host.acquire(mutexPath, options);
     } catch (err) {
       if (err instanceof LockTimeoutError) {
-        throw new LockTimeoutError(path, err.waitTimeoutMs, err.ahead);
+        throw new LockTimeoutError(path, err.waitTimeoutMs, err.queue ?? err.ahead);
       }
       if (err instanceof LockAbortedError) throw new LockAbortedError(path, err.cause);
       if (err instanceof ClientClosedError) throw new ClientClosedError(path);

@@ -280,7 +280,7 @@ function withDecoratorAdvice(err: unknown, where: string): unknown {
   const advice =
     `Raise waitTimeoutMs of @DistributedLock on ${where} (or the module's waitTimeoutMs), ` +
     "shorten the work done under this lock, or set onBusy: 'skip' to skip the call when busy.";
-  const mapped = new LockTimeoutError(err.path, err.waitTimeoutMs, err.ahead, advice, {
+  const mapped = new LockTimeoutError(err.path, err.waitTimeoutMs, err.queue ?? err.ahead, advice, {
     cause: err,
   });
   advised.add(mapped);
