@@ -3,9 +3,9 @@
  * credentials, and the session id); per-lock lines at verbose only; no error and no stack for an
  * expected outcome (a skip job whose one try meets the shutdown).
  */
-import { Injectable } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedLock, LockService, ZkLockModule } from '../../lib';
+import { DistributedLock, DistributedSemaphore, LockService, ZkLockModule } from '../../lib';
 import { capturingLogger, LogLine, testNamespace, zkConnect } from './support/nest-app';
 
 @Injectable()
@@ -13,6 +13,11 @@ class Reports {
   @DistributedLock('/jobs/nightly', { onBusy: 'skip' })
   async nightly(): Promise<string> {
     return 'ran';
+  }
+
+  @DistributedSemaphore('/render/pdf', { maxLeases: 2 })
+  async render(): Promise<string> {
+    return 'rendered';
   }
 }
 
@@ -53,7 +58,8 @@ describe('logs of ZkLockModule', () => {
     expect(lines.map((l) => l.message).join('\n')).not.toContain('s3cret');
   });
 
-  it('skips, without an error or a stack, a skip job whose try meets the shutdown', async () => {
+  /** An app with Reports, its log captured from the start (lines cleared). */
+  async function bootReports(): Promise<INestApplication> {
     lines.length = 0;
     const moduleRef = await Test.createTestingModule({
       imports: [
@@ -62,7 +68,27 @@ describe('logs of ZkLockModule', () => {
       providers: [Reports],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: capturingLogger(lines) });
-    await app.init();
+    return app.init();
+  }
+
+  it("names a semaphore in its lines, not its inner mutex's path", async () => {
+    const app = await bootReports();
+    try {
+      expect(await app.get(Reports).render()).toBe('rendered');
+    } finally {
+      await app.close();
+    }
+    const perLock = lines.filter((l) => l.context === 'ZkLock' && l.level === 'verbose');
+    expect(perLock.map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^Semaphore "\/render\/pdf": its mutex taken after \d+ ms, to take a lease$/,
+      ),
+      expect.stringMatching(/^Semaphore "\/render\/pdf": its mutex released after \d+ ms$/),
+    ]);
+  });
+
+  it('skips, without an error or a stack, a skip job whose try meets the shutdown', async () => {
+    const app = await bootReports();
     const reports = app.get(Reports);
     await app.get(LockService).client.close(); // the shutdown has begun
     try {

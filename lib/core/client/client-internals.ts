@@ -37,6 +37,12 @@ export interface ClientInternals {
    */
   reportSkipped(skipped: LockEvents['skipped']): void;
   /**
+   * The semaphore whose inner mutex `path` is (`<semaphore>/locks`, as the lock events show it)
+   * while that semaphore is in use here; undefined for any other path. For the event logger,
+   * which names the semaphore.
+   */
+  semaphoreOfMutex(path: string): string | undefined;
+  /**
    * Why the connection gave up for good: the servers refused our credentials (the Nest layer's
    * log says so; no new session is tried).
    */

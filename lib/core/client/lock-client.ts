@@ -346,6 +346,7 @@ export class ZkLockClient extends EventEmitter {
       reportSkipped: (skipped) => {
         this.emit('skipped', skipped);
       },
+      semaphoreOfMutex: (path) => this.semaphores.semaphoreOfMutex(path),
       get connectionFailure() {
         return pool.failure;
       },

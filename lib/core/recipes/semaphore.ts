@@ -177,6 +177,20 @@ export class SemaphoreRecipe {
     }
   }
 
+  /**
+   * The semaphore whose mutex `path` is (`<semaphore>/locks`, namespace not applied, as events
+   * show it), while an acquire, a try or a lease of that semaphore is under way here.
+   */
+  semaphoreOfMutex(path: string): string | undefined {
+    if (!path.endsWith(`/${LOCKS}`)) return undefined;
+    const semaphore = path.slice(0, -LOCKS.length - 1);
+    try {
+      return this.busy.has(`${this.host.lockPathOf(semaphore)}/${LEASES}`) ? semaphore : undefined;
+    } catch {
+      return undefined; // not a lock path (InvalidLockPathError): no semaphore of ours
+    }
+  }
+
   /** The mutex that serialises acquirers; its errors name the semaphore, not `<path>/locks`. */
   private async takeMutex(
     path: string,

@@ -12,25 +12,40 @@ type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
  * Logs the client's events through Nest's Logger: each lock's lines (acquired, released, busy,
  * skipped, a wait given up) at verbose, which Nest does not print by default; connection trouble
  * at warn, a loss at error. A timeout's full message, with its advice, is logged where it is
- * answered (lock-errors.transport.ts) or reaches the caller. With several sessions (option
+ * answered (lock-errors.transport.ts) or reaches the caller. A semaphore's lines name it, not
+ * its inner mutex `<path>/locks`. With several sessions (option
  * `sessions`), each session's changes are logged, naming it: a lost session loses only its locks.
  */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
   private readonly listeners: { [E in LoggedEvent]: (payload: LockEvents[E]) => void } = {
-    acquired: (e) =>
+    acquired: (e) => {
+      const semaphore = this.semaphoreOf(e.path);
       this.logger.verbose(
-        `Acquired "${e.path}" after ${e.waitMs} ms (fencing token ${e.fencingToken}` +
-          `${e.reentrant ? ', re-entered' : ''})`,
-      ),
-    released: (e) => this.logger.verbose(`Released "${e.path}" after holding it ${e.holdMs} ms`),
+        semaphore
+          ? `Semaphore "${semaphore}": its mutex taken after ${e.waitMs} ms, to take a lease`
+          : `Acquired "${e.path}" after ${e.waitMs} ms (fencing token ${e.fencingToken}` +
+              `${e.reentrant ? ', re-entered' : ''})`,
+      );
+    },
+    released: (e) => {
+      const semaphore = this.semaphoreOf(e.path);
+      this.logger.verbose(
+        semaphore
+          ? `Semaphore "${semaphore}": its mutex released after ${e.holdMs} ms`
+          : `Released "${e.path}" after holding it ${e.holdMs} ms`,
+      );
+    },
     // waitTimeoutMs 0 is a try that found the lock busy (onBusy: 'skip'): no trouble.
-    timeout: (e) =>
+    timeout: (e) => {
+      const semaphore = this.semaphoreOf(e.path);
+      const what = semaphore ? `semaphore "${semaphore}"` : `"${e.path}"`;
       this.logger.verbose(
         e.waitTimeoutMs === 0
-          ? `Tried "${e.path}" once: busy`
-          : `Gave up waiting for "${e.path}" after ${e.waitTimeoutMs} ms (busy)`,
-      ),
+          ? `Tried ${what} once: busy`
+          : `Gave up waiting for ${what} after ${e.waitTimeoutMs} ms (busy)`,
+      );
+    },
     lost: (e) =>
       e.error.reason === 'client-closed'
         ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
@@ -75,6 +90,14 @@ export class ZkLockEventLogger {
     for (const [event, listener] of Object.entries(this.listeners)) {
       this.client.off(event, listener);
     }
+  }
+
+  /**
+   * The semaphore whose inner mutex (`<path>/locks`) an event is about: its lines name the
+   * semaphore a developer wrote, not the mutex that serialises its acquirers.
+   */
+  private semaphoreOf(path: string): string | undefined {
+    return CLIENT_INTERNALS.get(this.client)?.semaphoreOfMutex(path);
   }
 
   private namespace(): string {
