@@ -60,6 +60,29 @@ describe('docs:check', () => {
     expect(problem).toMatch(/b\.md:5:9: TS2322: Type 'Promise<ZkLockClient>' is not assignable/);
   });
 
+  it("reports what only a Nest CLI starter's tsconfig refuses, naming the starter", () => {
+    const file = write(
+      'd.md',
+      [
+        '```ts',
+        "import { Injectable } from '@nestjs/common';",
+        "import { Leadership, OnLeadershipGranted } from 'nestjs-zookeeper-lock';",
+        '',
+        '@Injectable()',
+        'export class Relay {',
+        "  @OnLeadershipGranted('/elections/outbox')",
+        '  started(leadership: Leadership): void {}',
+        '}',
+        '```',
+      ].join('\n'),
+    );
+    const problems = typeCheckSnippets(extractSnippets(file).snippets);
+    expect(problems).toEqual([
+      expect.stringMatching(/d\.md:8:23: TS1272: .*\[the NestJS 12 starter \(ESM\)\]$/),
+      expect.stringMatching(/d\.md:8:23: TS1272: .*\[the NestJS 11 starter \(CommonJS\)\]$/),
+    ]);
+  });
+
   it('refuses an unknown prelude or directive', () => {
     const file = write(
       'c.md',

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import { repoPath, REPO_ROOT } from './markdown-files';
@@ -60,11 +61,84 @@ function readerFile(specifier: string): string | undefined {
   return READER_FILES[specifier.replace(/^.*\//, '').replace(/\.js$/, '')];
 }
 
+/**
+ * One way a reader compiles a snippet: this project's options, or a Nest CLI starter's tsconfig
+ * (test/consumers/<app>/tsconfig.json: nodenext, isolatedModules, emitDecoratorMetadata), the
+ * snippet as a file of that app (`.mts` in the ESM app, `.cts` in the CommonJS one).
+ */
+interface Profile {
+  name: string;
+  options: ts.CompilerOptions;
+  extension: '.ts' | '.mts' | '.cts';
+  /** The snippets this way applies to. */
+  applies(snippet: Snippet): boolean;
+}
+
+/** The NestJS 11 packages `.ci/nestjs-11` installs in its cache folder, when it has. */
+const NESTJS_11 = join(homedir(), '.cache', 'nestjs-zookeeper-lock', 'nestjs-11', 'node_modules');
+
+function starter(app: string): ts.CompilerOptions {
+  const file = join(REPO_ROOT, 'test', 'consumers', app, 'tsconfig.json');
+  const { config } = ts.readConfigFile(file, ts.sys.readFile);
+  const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, REPO_ROOT);
+  return {
+    ...options,
+    noEmit: true,
+    // The app's tests run with their runner's globals; Vitest's declare them here.
+    types: ['node', 'vitest/globals'],
+    paths: entrySources(),
+  };
+}
+
+/** A snippet that awaits at the top level is an ES module's: a CommonJS app cannot have it. */
+const topLevelAwait = (snippet: Snippet): boolean => /^(?:const .*= )?await /m.test(snippet.text);
+const isNest = (snippet: Snippet): boolean => /from '@nestjs\//.test(snippet.text);
+
+const PROFILES: Profile[] = [
+  { name: 'this project', options: OPTIONS, extension: '.ts', applies: () => true },
+  {
+    name: 'the NestJS 12 starter (ESM)',
+    options: starter('nest12-esm'),
+    extension: '.mts',
+    applies: () => true,
+  },
+  {
+    name: 'the NestJS 11 starter (CommonJS)',
+    options: {
+      ...starter('nest11-cjs'),
+      paths: {
+        ...entrySources(),
+        ...(existsSync(NESTJS_11) ? { '@nestjs/*': [join(NESTJS_11, '@nestjs', '*')] } : {}),
+      },
+    },
+    extension: '.cts',
+    applies: (snippet) => isNest(snippet) && !topLevelAwait(snippet),
+  },
+];
+
+/**
+ * Every snippet under each profile that applies to it. A problem the project's own options
+ * show is reported once; one only a starter shows names that starter.
+ */
 export function typeCheckSnippets(snippets: Snippet[]): string[] {
+  const [project, ...starters] = PROFILES;
+  const problems = typeCheckUnder(project, snippets);
+  const seen = new Set(problems);
+  for (const profile of starters) {
+    for (const problem of typeCheckUnder(profile, snippets.filter(profile.applies))) {
+      if (!seen.has(problem)) problems.push(`${problem} [${profile.name}]`);
+    }
+  }
+  return problems;
+}
+
+function typeCheckUnder(profile: Profile, snippets: Snippet[]): string[] {
+  const OPTIONS = profile.options;
   const virtual = new Map<string, Snippet>();
   snippets.forEach((snippet, i) => {
     const name = repoPath(snippet.file).replace(/[/.]/g, '_');
-    virtual.set(join(REPO_ROOT, '.doc-snippets', `${name}_L${snippet.line}_${i}.ts`), snippet);
+    const file = `${name}_L${snippet.line}_${i}${profile.extension}`;
+    virtual.set(join(REPO_ROOT, '.doc-snippets', file), snippet);
   });
   const host = ts.createCompilerHost(OPTIONS);
   const { fileExists, readFile, getSourceFile } = host;
@@ -75,11 +149,20 @@ export function typeCheckSnippets(snippets: Snippet[]): string[] {
     if (snippet) return ts.createSourceFile(file, snippet.text, language, true);
     return getSourceFile(file, language, ...rest);
   };
-  host.resolveModuleNames = (specifiers, containingFile) =>
-    specifiers.map((specifier) => {
+  host.resolveModuleNames = (specifiers, containingFile, _reused, _redirect, _options, source) =>
+    specifiers.map((specifier, i) => {
       const stub = readerFile(specifier);
       if (stub) return { resolvedFileName: stub, extension: ts.Extension.Dts };
-      return ts.resolveModuleName(specifier, containingFile, OPTIONS, host).resolvedModule;
+      const mode = source ? ts.getModeForResolutionAtIndex(source, i, OPTIONS) : undefined;
+      return ts.resolveModuleName(
+        specifier,
+        containingFile,
+        OPTIONS,
+        host,
+        undefined,
+        undefined,
+        mode,
+      ).resolvedModule;
     });
   const program = ts.createProgram([...virtual.keys(), ...DECLARATIONS], OPTIONS, host);
   const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];

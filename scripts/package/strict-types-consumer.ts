@@ -1,6 +1,6 @@
 /**
  * Strict consumers type-check against the packed tarball (`skipLibCheck: false`, strict) under
- * moduleResolution node16, nodenext and bundler, with TypeScript 5.x and 7.x side by side (npm
+ * moduleResolution node16, nodenext and bundler, with TypeScript 5.x, 6.x and 7.x side by side (npm
  * aliases): the NestJS consumer with NestJS 12 and with NestJS 11 installed (see CONSUMERS), the
  * core consumer with nothing but @types/node. test/consumers/types/ holds their sources.
  */
@@ -11,6 +11,7 @@ import { npmInstall, root, run } from './npm';
 /** The TypeScript lines checked, as npm aliases: [alias, spec]. */
 export const TYPESCRIPTS: [string, string][] = [
   ['typescript5', 'npm:typescript@^5.9.3'],
+  ['typescript6', 'npm:typescript@^6.0.3'],
   ['typescript7', 'npm:typescript@^7.0.2'],
 ];
 
