@@ -26,6 +26,7 @@ export const SCENARIOS = [
   'semaphore-4',
   'multi-3',
   'memory-10k',
+  'fair-3p',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -89,6 +90,20 @@ export interface ScenarioResult {
   herdProbe?: HerdProbePoint[];
   /** memory-10k only: the client's heap after two full collections, before and after. */
   heap?: { beforeBytes: number; afterBytes: number };
+  /** fair-3p only: each process's grants and timeouts under the same overload. */
+  fairShares?: FairShares;
+}
+
+/** How the grants of one path were shared between processes with the same load (fair-3p). */
+export interface FairShares {
+  /** Grants of each process, in process order. */
+  grants: number[];
+  /** Attempts of each process that ended in LockTimeoutError. */
+  timeouts: number[];
+  /** Each process's grants over all grants. */
+  shares: number[];
+  /** Jain's fairness index over the grants: (sum x)^2 / (n sum x^2), 1 when all are equal. */
+  jainIndex: number;
 }
 
 /**

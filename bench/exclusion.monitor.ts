@@ -95,3 +95,24 @@ export function checkIntervals(
 export function totalViolations(counts: ViolationCounts): number {
   return counts.counter + counts.overlaps + counts.tokenRegressions;
 }
+
+/** What a worker process sends of its monitor: its counter's violations and its intervals. */
+export interface MonitorSnapshot {
+  counterViolations: number;
+  intervals: CriticalInterval[];
+}
+
+export function snapshotOf(monitor: ExclusionMonitor): MonitorSnapshot {
+  return { counterViolations: monitor.counterViolations, intervals: monitor.intervals };
+}
+
+/** The violations of several processes' monitors together (overlaps across processes too). */
+export function mergedViolations(snapshots: readonly MonitorSnapshot[]): {
+  violations: number;
+  detail: ViolationCounts;
+} {
+  const intervals = snapshots.flatMap((s) => s.intervals);
+  const counter = snapshots.reduce((sum, s) => sum + s.counterViolations, 0);
+  const detail = { counter, ...checkIntervals(intervals) };
+  return { violations: totalViolations(detail), detail };
+}

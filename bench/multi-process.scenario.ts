@@ -2,7 +2,7 @@
  * same-key-4p and rw-*-4p: 4 worker processes x 8 callers on one path. Each process has its own
  * ZkLockClient (session); exclusion is checked across processes from the merged intervals.
  */
-import { checkIntervals, CriticalInterval, totalViolations } from './exclusion.monitor';
+import { mergedViolations } from './exclusion.monitor';
 import { allReady, WorkerHandle } from './worker-process.handle';
 import type { ScenarioSize } from './bench.options';
 import type { Workload } from './workload.runner';
@@ -50,13 +50,9 @@ export async function multiProcessCallers(
     },
     async run() {
       const done = await phase('run');
-      const intervals: CriticalInterval[] = done.flatMap((d) => d.monitor.intervals);
-      const counter = done.reduce((sum, d) => sum + d.monitor.counterViolations, 0);
-      const detail = { counter, ...checkIntervals(intervals) };
       return {
         latenciesMs: done.flatMap((d) => d.latenciesMs),
-        violations: totalViolations(detail),
-        detail,
+        ...mergedViolations(done.map((d) => d.monitor)),
         clientCpuMs: done.reduce((sum, d) => sum + d.cpuMs, 0),
       };
     },

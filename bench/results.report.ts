@@ -79,3 +79,13 @@ export function herdLine(sweep: readonly HerdProbePoint[]): string {
   );
   return `herd probe, 1 caller per process, ZooKeeper requests (packets sent) per op: ${points.join(', ')}`;
 }
+
+/** fair-3p in one line: each process's grants (share) and timeouts, and Jain's index. */
+export function fairLine(result: ScenarioResult): string {
+  const fair = result.fairShares;
+  if (!fair) return 'fair-3p: -';
+  const each = fair.grants.map(
+    (g, i) => `${g} (${(fair.shares[i] * 100).toFixed(1)} %, ${fair.timeouts[i]} timeouts)`,
+  );
+  return `fair-3p, grants per process under the same overload: ${each.join(', ')}; Jain's index ${fair.jainIndex}`;
+}

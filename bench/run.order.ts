@@ -33,6 +33,7 @@ const RUN_ORDER: ScenarioName[] = [
   'semaphore-4',
   'multi-3',
   'memory-10k',
+  'fair-3p',
 ];
 
 export function runOrder(): ScenarioName[] {

@@ -22,7 +22,7 @@ import { ServerCpuMeter } from './cpu.meter';
 import { MultiProcessConfig, multiProcessCallers } from './multi-process.scenario';
 import { rawLoops } from './raw-baselines.scenario';
 import { RawZkClient } from './raw-zk.client';
-import { herdLine, JsonLinesWriter, resultsTable, targetsTable } from './results.report';
+import { fairLine, herdLine, JsonLinesWriter, resultsTable, targetsTable } from './results.report';
 import { checkTargets } from './targets.report';
 import { curatorManyKeys } from './curator.workload';
 import { runPeers } from './peers.runner';
@@ -34,6 +34,7 @@ import { handoffWorkload } from './handoff.scenario';
 import { leaderCrashWorkload, leaderStepDownWorkload } from './leader.scenario';
 import { localMutexCallers } from './local-mutex.scenario';
 import { measureMemory } from './memory.scenario';
+import { fairShareCallers } from './fair-share.scenario';
 import { heapText } from './results.report';
 import { ZkRequestCounter } from './zk-requests.counter';
 
@@ -136,6 +137,10 @@ async function runScenario(name: ScenarioName, ctx: Context): Promise<ScenarioRe
     case 'semaphore-4':
     case 'multi-3':
       return measure(name, familyCallers(await ctx.locks(), name, `/${name}`, size), ctx);
+    case 'fair-3p': {
+      const setup = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
+      return measureThenClose(name, await fairShareCallers(setup, size), ctx);
+    }
     case 'same-key-4p': {
       const config = { connectionString: ctx.connectionString, namespace, path: `/${name}` };
       const result = await runProcesses(name, { ...config, processes: 4 }, size, ctx);
@@ -159,7 +164,15 @@ async function runProcesses(
   size: ScenarioSize,
   ctx: Context,
 ): Promise<ScenarioResult> {
-  const workload = await multiProcessCallers(config, size);
+  return measureThenClose(name, await multiProcessCallers(config, size), ctx);
+}
+
+/** Measures a workload of processes of its own, and closes them (also if the bench fails). */
+async function measureThenClose(
+  name: ScenarioName,
+  workload: Workload & { close(): Promise<void> },
+  ctx: Context,
+): Promise<ScenarioResult> {
   ctx.cleanup.unshift(() => workload.close());
   try {
     return await measure(name, workload, ctx);
@@ -346,6 +359,8 @@ async function main(): Promise<void> {
     if (checks.length > 0) console.log(targetsTable(checks) + '\n');
     const herd = results.find((r) => r.herdProbe)?.herdProbe;
     if (herd) console.log(herdLine(herd) + '\n');
+    const fair = byName['fair-3p'];
+    if (fair?.fairShares) console.log(fairLine(fair) + '\n');
     if (options.peers) {
       // Right after ours, against the same ZooKeeper, with the same sections and sizes.
       const peers = await runPeers(connectionString, `${root}/peers`, options.quick);

@@ -5,8 +5,9 @@
  *   parent -> { type: 'phase', phase: 'warmup' | 'run' }   worker -> { type: 'done', ... }
  *   parent -> { type: 'close' }                            worker exits when closed
  */
-import { ZkLockClient } from '../lib/core';
-import { ExclusionMonitor } from './exclusion.monitor';
+import type { ZkLockClient } from '../lib/core';
+import { ExclusionMonitor, type MonitorSnapshot, snapshotOf } from './exclusion.monitor';
+import { sendError, sendToParent, startWorker } from './worker-main';
 import { runLockCallers, rwMode } from './lock-callers.runner';
 import { processCpuMs } from './cpu.meter';
 
@@ -34,22 +35,9 @@ export type FromWorker =
     }
   | { type: 'error'; message: string };
 
-export interface MonitorSnapshot {
-  counterViolations: number;
-  intervals: ExclusionMonitor['intervals'];
-}
+const send = (message: FromWorker): void => sendToParent(message);
 
-function send(message: FromWorker): void {
-  process.send?.(message);
-}
-
-async function main(): Promise<void> {
-  const config = JSON.parse(process.env.BENCH_WORKER_CONFIG ?? '{}') as WorkerConfig;
-  const client = await ZkLockClient.connect({
-    connectionString: config.connectionString,
-    namespace: config.namespace,
-    sessionTimeoutMs: 10_000,
-  });
+async function main(config: WorkerConfig, client: ZkLockClient): Promise<void> {
   const monitor = new ExclusionMonitor();
   const pathOf = () => config.path;
   process.on('message', (message: ToWorker) => {
@@ -64,20 +52,12 @@ async function main(): Promise<void> {
     const plan = { callers: config.callers, opsPerCaller, pathOf, modeOf };
     processCpuMs(() => runLockCallers(client, plan, monitor)).then(
       ({ value: latenciesMs, cpuMs }) => {
-        const snapshot = {
-          counterViolations: monitor.counterViolations,
-          intervals: monitor.intervals,
-        };
-        send({ type: 'done', phase, latenciesMs, monitor: snapshot, cpuMs });
+        send({ type: 'done', phase, latenciesMs, monitor: snapshotOf(monitor), cpuMs });
       },
-      (error: Error) => send({ type: 'error', message: error.stack ?? String(error) }),
+      sendError,
     );
   });
   send({ type: 'ready' });
 }
 
-main().catch((error: Error) => {
-  send({ type: 'error', message: error.stack ?? String(error) });
-  process.exitCode = 1;
-  process.disconnect?.();
-});
+startWorker<WorkerConfig>(main);

@@ -1,5 +1,6 @@
 import type { ScenarioName, ScenarioResult } from './bench.types';
 import { checkTargets, MANY_KEYS_CLIENT_CPU_US_BEFORE_24 } from './targets.report';
+import { fairShares, jainIndex } from './fair-share.scenario';
 
 function result(scenario: ScenarioName, fields: Partial<ScenarioResult>): ScenarioResult {
   const base = { ops: 100, callers: 1, processes: 1, durationMs: 100, opsPerSec: 1000 };
@@ -96,5 +97,21 @@ describe('checkTargets', () => {
       'ZooKeeper requests per op',
       'mutual-exclusion violations',
     ]);
+  });
+});
+
+describe('fair-3p', () => {
+  it("reports each process's share and Jain's index, and checks the index against 0.95", () => {
+    const unfair = fairShares([41, 402, 295], [459, 98, 205]);
+    expect(unfair.shares).toEqual([0.056, 0.545, 0.4]);
+    expect(unfair.jainIndex).toBe(0.725);
+    expect(jainIndex([10, 10, 10])).toBe(1);
+    expect(jainIndex([30, 0, 0])).toBeCloseTo(1 / 3);
+    const checks = checkTargets({ 'fair-3p': result('fair-3p', { fairShares: unfair }) });
+    expect(checks.find((c) => c.description.includes('Jain'))).toMatchObject({
+      value: 0.73,
+      limit: 0.95,
+      met: false,
+    });
   });
 });

@@ -51,6 +51,8 @@ export const LIMITS = {
   /** The server expires a session between one and about 1.25 timeouts (2 s, ticks of 500 ms). */
   leaderCrash: 1.5,
   heap: 1.05,
+  /** Jain's index of the grants of 3 processes under the same overload (#36 §6). */
+  fairness: 0.95,
 } as const;
 
 /**
@@ -135,6 +137,11 @@ export function checkTargets(results: Results): TargetCheck[] {
   if (heap) {
     const ratio = heap.afterBytes / heap.beforeBytes;
     checks.push(check('memory-10k', 'heap after / before', ratio, LIMITS.heap, true));
+  }
+  const fair = results['fair-3p']?.fairShares;
+  if (fair) {
+    const text = "Jain's index of grants per process, same overload";
+    checks.push(check('fair-3p', text, fair.jainIndex, LIMITS.fairness, false));
   }
   // No herd: requests per op must not grow with the number of waiting processes. With a herd
   // every waiting node re-lists on each change, so 4 processes would cost more than 2. The probe

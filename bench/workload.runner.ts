@@ -4,7 +4,7 @@
  * measureInTurn (bench/in-turn.runner.ts), which measures a group of rows in blocks, in turn.
  */
 import { percentile, round } from './latency.stats';
-import type { ScenarioName, ScenarioResult } from './bench.types';
+import type { FairShares, ScenarioName, ScenarioResult } from './bench.types';
 import type { PacketCounts, ZkRequestCounter } from './zk-requests.counter';
 import { totalViolations, type ViolationCounts } from './exclusion.monitor';
 import { processCpuMs, type ServerCpuMeter } from './cpu.meter';
@@ -17,6 +17,8 @@ export interface RunOutcome {
   detail?: ViolationCounts;
   /** CPU ms used by the client processes during the run. */
   clientCpuMs?: number;
+  /** fair-3p: how the grants were shared between its processes. */
+  fairShares?: FairShares;
 }
 
 export interface Workload {
@@ -96,6 +98,7 @@ export function scenarioResult(
       ? { clientCpuUsPerOp: perOp(outcome.clientCpuMs * 1000) }
       : {}),
     ...(serverCpuMs !== undefined ? { zkCpuUsPerOp: perOp(serverCpuMs * 1000) } : {}),
+    ...(outcome.fairShares ? { fairShares: outcome.fairShares } : {}),
   };
 }
 

@@ -33,6 +33,16 @@ export interface QueueContext {
 const RELEASED_MEMORY = 64;
 
 /**
+ * At most this many callers share an exclusive node. Its node holds the lock for each of them
+ * in turn while the nodes of other processes wait behind it, so the bound is what makes shares
+ * fair: under the same load a process gets the lock for at most `maxNodesPerPath` x MAX_BATCH
+ * callers before every other process's nodes that queued meanwhile, and the processes' shares
+ * of the grants come out equal (docs/design.md "Ownership and batching inside one process").
+ * Readers of one node hold together: their batches are not bounded.
+ */
+const MAX_BATCH = 32;
+
+/**
  * @internal
  * One lock path and kind in one process (docs/design.md "Ownership and batching inside one
  * process"), as Curator's LockInternals with its driver: the local FIFO of callers with their
@@ -42,8 +52,9 @@ const RELEASED_MEMORY = 64;
  * needs any more; and telling its registry when nothing is left.
  *
  * A node stands for a batch: the callers that were waiting, without a node, when its create was
- * sent. They all asked before any node created after it, so a process never serves its own caller
- * ahead of a remote node that queued earlier, and a hot path costs ZooKeeper one node per batch.
+ * sent (exclusive: the first MAX_BATCH of them). They all asked before any node created after
+ * it, so a process never serves its own caller ahead of a remote node that queued earlier, and a
+ * hot path costs ZooKeeper one node per batch.
  * Exclusive (mutex, writer): the node serves them in turn, without a request, with a new fencing
  * generation each time, then it is deleted. Shared (readers): they all hold at once on it, and it
  * is deleted when the last of them releases.
@@ -293,9 +304,13 @@ export class WaiterQueue {
     });
   }
 
-  /** One new node for every caller still without one (they asked before anything after it). */
+  /**
+   * One new node for the callers still without one (they asked before anything after it), at
+   * most MAX_BATCH of them, first come first, if exclusive; the others get the next node.
+   */
   private queueNode(): void {
-    const batch = this.waiters.filter((w) => !w.contender);
+    const waiting = this.waiters.filter((w) => !w.contender);
+    const batch = this.policy.shared ? waiting : waiting.slice(0, MAX_BATCH);
     if (batch.length === 0 || this.heldByLostCaller()) return;
     if (this.nodeCount() >= this.ctx.maxNodesPerPath) return; // a node of ours frees up first
     void this.track(() => {
