@@ -1,11 +1,12 @@
 /**
- * Issue #32 §6: a decorated method that finished while ZooKeeper was down answered only once
- * its release had reached ZooKeeper: the handler was done, its client waited for the session to
- * come back or end (13 s with a 10 s session), and a handler whose lock was lost answered 503
- * only once ZooKeeper was back. The answer goes out when the method is done; the node stays
- * until it is deleted or its session ends, so another process is granted the lock only then.
- * The application and a lock-agent (another process waiting for the same lock) share a
- * ZooKeeper of this file's own, stopped under them.
+ * A decorated method that finished while ZooKeeper was down or silent answers without waiting
+ * for its release's round trip: the answer goes out when the method is done (the client already
+ * SUSPENDED or LOST), or once the release has had its short bound (a server that answers
+ * nothing, the client still CONNECTED); a handler whose lock was lost answers 503 at once. The
+ * node stays until it is deleted or its session ends, so another process is granted the lock
+ * only then. The application and a lock-agent (another process waiting for the same lock) share
+ * a ZooKeeper of this file's own, stopped under them, or silenced by a TCP proxy in front of it
+ * that holds what the application sends.
  */
 import { Controller, INestApplication, Injectable, Module, Param, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -13,6 +14,7 @@ import request from 'supertest';
 import { DistributedLock, LockService, ZkLockModule } from '../../lib';
 import type { AgentReply } from '../core/fixtures/lock-agent';
 import { killAllFixtures, LockAgent } from '../core/support/agents';
+import { TcpProxy } from '../core/support/tcp-proxy';
 import { eventually, settledFlag, ZkAdmin } from '../core/support/zk-admin';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
@@ -53,6 +55,27 @@ class OrdersController {
   }
 }
 
+/** The application, its session outliving a restart of the server. */
+async function startApp(connectionString: string, namespace: string): Promise<INestApplication> {
+  @Module({
+    imports: [
+      ZkLockModule.forRoot({
+        connectionString,
+        sessionTimeoutMs: SESSION_MS,
+        connectTimeoutMs: scaled(120_000),
+        namespace,
+      }),
+    ],
+    controllers: [OrdersController],
+    providers: [StockService],
+  })
+  class AppModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false }); // the 503's error line too
+  await app.init();
+  return app;
+}
+
 describe('the answer of a locked method while ZooKeeper is down', () => {
   const namespace = testNamespace('outage-answer');
   let server: ZooKeeperServer;
@@ -63,22 +86,7 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
   printServerLogOnFailure(() => server);
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
-    @Module({
-      imports: [
-        ZkLockModule.forRoot({
-          connectionString: server.connectionString,
-          sessionTimeoutMs: SESSION_MS,
-          connectTimeoutMs: scaled(120_000),
-          namespace,
-        }),
-      ],
-      controllers: [OrdersController],
-      providers: [StockService],
-    })
-    class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false }); // the 503's error line too
-    await app.init();
+    app = await startApp(server.connectionString, namespace);
     locks = app.get(LockService);
     agent = await LockAgent.start({
       connectionString: server.connectionString,
@@ -121,8 +129,8 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
   };
 
   /** The request held by its handler, and the agent queued behind it for the same lock. */
-  const holdWithAgentQueued = async (url: string, path: string) => {
-    const answer = request(app.getHttpServer())
+  const holdWithAgentQueued = async (url: string, path: string, on = app) => {
+    const answer = request(on.getHttpServer())
       .post(url)
       .then((res) => res);
     await eventually('the method holds the lock', () => entered === 1);
@@ -130,6 +138,25 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
     await eventually('the agent is queued', async () => (await nodesOf(path)).length === 2);
     const [holderNode] = await nodesOf(path);
     return { answer, answered: settledFlag(answer), granted, holderNode };
+  };
+
+  /**
+   * The answer of `held`, checked to come while the client is still in `state` (the answer or
+   * the client's next state, whichever comes first).
+   */
+  const answeredWhile = async (
+    held: { answer: Promise<request.Response>; answered: () => boolean },
+    client: LockService,
+    state: LockService['state'],
+  ): Promise<request.Response> => {
+    await eventually(
+      `the answer or the client leaves ${state}`,
+      () => held.answered() || client.state !== state,
+      scaled(2 * SESSION_MS),
+    );
+    expect(held.answered()).toBe(true);
+    expect(client.state).toBe(state);
+    return held.answer;
   };
 
   it.each([
@@ -146,15 +173,8 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
       gate.open();
       // Answered while the session is only suspended (its release cannot reach ZooKeeper):
       // not after the session's end, which is what it waited for before.
-      await eventually(
-        'the answer or the session ends',
-        () => held.answered() || locks.state !== 'SUSPENDED',
-        scaled(2 * SESSION_MS),
-      );
-      expect(held.answered()).toBe(true);
-      expect(locks.state).toBe('SUSPENDED');
+      const res = await answeredWhile(held, locks, 'SUSPENDED');
       expect(server.members[0].running).toBe(false);
-      const res = await held.answer;
       expect(res.status).toBe(201);
       expect(res.body).toEqual(body);
 
@@ -193,5 +213,56 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
     expect(await held.granted).toMatchObject({ type: 'acquired' });
     expect(await nodesOf('/orders/2')).not.toContain(held.holderNode);
     await agent.release(`${namespace}/orders/2`);
+  });
+  it("answers a silent server's client without waiting for the release's reply or the suspicion of its session", async () => {
+    // The application reaches the server through a proxy; the agent goes straight to it.
+    const proxy = await TcpProxy.start(server.members[0].clientPort);
+    const silent = await startApp(proxy.connectionString, namespace);
+    try {
+      const silentLocks = silent.get(LockService);
+      const stateListeners = silentLocks.client.listenerCount('state');
+      const held = await holdWithAgentQueued('/orders/3', '/orders/3', silent);
+      let requestsHeld = true;
+      let grantedWhileHeld = false;
+      void held.granted.then(() => (grantedWhileHeld = requestsHeld));
+      // The server answers nothing and the socket stays up (a partition, a frozen server): the
+      // client stays CONNECTED until its session clock suspects the silence.
+      proxy.holdRequests();
+      gate.open();
+      const res = await answeredWhile(held, silentLocks, 'CONNECTED');
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ paid: '3' });
+      // Nothing of the answered call keeps listening to the client's state.
+      expect(silentLocks.client.listenerCount('state')).toBe(stateListeners);
+      // The release is still on its way: the node stays, nobody else holds the lock.
+      expect(await nodesOf('/orders/3')).toContain(held.holderNode);
+
+      requestsHeld = false;
+      proxy.releaseRequests(); // the held delete reaches the server
+      expect(await held.granted).toMatchObject({ type: 'acquired' });
+      expect(grantedWhileHeld).toBe(false);
+      expect(await nodesOf('/orders/3')).not.toContain(held.holderNode);
+      await agent.release(`${namespace}/orders/3`);
+      expect(silentLocks.client.listenerCount('state')).toBe(stateListeners);
+    } finally {
+      proxy.releaseRequests();
+      await silent.close();
+      await proxy.close();
+    }
+  });
+  it('leaves no listener on the client once its answer is given', async () => {
+    const fresh = await startApp(server.connectionString, namespace);
+    try {
+      const freshLocks = fresh.get(LockService);
+      const stateListeners = freshLocks.client.listenerCount('state');
+      gate.open();
+      for (const id of ['4', '5']) {
+        const res = await request(fresh.getHttpServer()).post(`/orders/${id}`);
+        expect(res.status).toBe(201);
+        expect(freshLocks.client.listenerCount('state')).toBe(stateListeners);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -350,6 +350,10 @@ export class ZkLockClient extends EventEmitter {
       get connectionFailure() {
         return pool.failure;
       },
+      get roundTripMs() {
+        return pool.roundTrips.timeoutMs;
+      },
+      sessionTimeoutMs: this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs,
     };
   }
 

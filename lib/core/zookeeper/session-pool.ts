@@ -7,6 +7,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../errors';
 import { ZkConnection, ZkConnectionOptions } from './zk-connection';
+import { RoundTrips } from './round-trips';
 import { sessionIndexOf } from './session-shards';
 
 /**
@@ -20,7 +21,11 @@ export class SessionPool extends EventEmitter {
   state: ConnectionState;
   private closing = false;
 
-  private constructor(readonly members: readonly ZkConnection[]) {
+  private constructor(
+    readonly members: readonly ZkConnection[],
+    /** How long its requests take to be answered, from the replies of every member's sessions. */
+    readonly roundTrips: RoundTrips,
+  ) {
     super();
     this.setMaxListeners(0);
     this.state = clientState(this.memberStates(), false);
@@ -42,8 +47,9 @@ export class SessionPool extends EventEmitter {
    * unavailable error saying how many connected and naming maxClientCnxns when `size` > 1.
    */
   static async open(options: ZkConnectionOptions, size: number): Promise<SessionPool> {
+    const roundTrips = new RoundTrips();
     const opened = await Promise.allSettled(
-      Array.from({ length: size }, () => ZkConnection.open(options)),
+      Array.from({ length: size }, () => ZkConnection.open({ ...options, roundTrips })),
     );
     const failed = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     const members = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
@@ -51,7 +57,7 @@ export class SessionPool extends EventEmitter {
       await Promise.all(members.map((m) => m.close()));
       throw size > 1 ? poolUnavailable(failed.reason, members.length, size) : failed.reason;
     }
-    return new SessionPool(members);
+    return new SessionPool(members, roundTrips);
   }
 
   /**

@@ -4,6 +4,7 @@ import * as zookeeper from './zk-client';
 import type { ZkRequestError } from './zk-errors';
 import { chrootOf, corkRequests, queueRequest, registerWatcher } from './nzc-patch';
 import { RequestDeadlines } from './request-deadlines';
+import type { RoundTrips } from './round-trips';
 import { RequestErrors } from './request-errors';
 import {
   AclEntry,
@@ -36,6 +37,8 @@ export interface RequestsOptions {
   gone(op: string, path: string): ZkRequestError;
   /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
   authFailure(): ZooKeeperAuthFailedError | undefined;
+  /** Told the round trip of each request answered without error (the client's estimate). */
+  roundTrips?: RoundTrips;
 }
 
 /** node-zookeeper-client's callback shape, with the reply gathered into one value. */
@@ -186,6 +189,7 @@ export class SessionRequests {
     if (this.refusing) return Promise.reject(this.options.gone(op, path));
     return new Promise<T>((resolve, reject) => {
       let settled = false;
+      const sentAt = performance.now();
       const deadline = this.deadlines.add(() => {
         settled = true;
         reject(this.errors.unanswered(op, path));
@@ -195,8 +199,9 @@ export class SessionRequests {
           if (settled) return;
           settled = true;
           this.deadlines.settle(deadline);
-          if (err) reject(this.errors.failed(err, op, path));
-          else resolve(value);
+          if (err) return reject(this.errors.failed(err, op, path));
+          this.options.roundTrips?.observe(performance.now() - sentAt);
+          resolve(value);
         });
       } catch (err) {
         // The client's checks of a path are assertions that throw synchronously, and so does

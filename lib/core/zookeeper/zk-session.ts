@@ -6,6 +6,7 @@ import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures } from './connect-failures';
 import { SessionClock } from './session-clock';
 import { Listing, SessionRequests } from './session-requests';
+import type { RoundTrips } from './round-trips';
 import type { AclEntry } from './jute-requests';
 import { DataWatches } from './data-watches';
 import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle';
@@ -36,6 +37,8 @@ export interface ZkSessionOptions {
    * (ensureLockPath), so nothing of the library removes it.
    */
   namespace?: string;
+  /** @internal The client's round-trip estimate, fed by this session's replies. */
+  roundTrips?: RoundTrips;
 }
 
 /**
@@ -78,6 +81,7 @@ export class ZkSession extends EventEmitter {
       acl: credentials.aclList as AclEntry[],
       gone: (op, path) => this.states.goneError(op, path),
       authFailure: () => this.states.authFailure,
+      roundTrips: options.roundTrips,
     });
     this.clock = new SessionClock(options.sessionTimeoutMs, {
       onSilent: () => dropSocket(cm),

@@ -38,11 +38,12 @@ type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => P
  * busy resolve without running) -> run the method -> hand out its result as soon as there is
  * one -> keep holding until that result has finished (distributed-lock.lazy-result.ts), a
  * `@Res()` response has been sent and `minHoldMs` has passed since the grant -> release. A plain
- * result, or the method's error, is handed out after the release, as from withLock, while
- * ZooKeeper is reachable (one round trip: the caller then finds the lock free); while it is not
- * (the client SUSPENDED or LOST, or the lock no longer held), at once: the release cannot reach
- * ZooKeeper, and the node stays until the delete goes through or its session ends, so nobody
- * else holds the lock before (answerOnceReleased). Errors before the method ran reject (a
+ * result, or the method's error, is handed out after the release, as from withLock, when its
+ * reply comes within a short bound (one round trip: the caller then finds the lock free); while
+ * ZooKeeper is unreachable (the client SUSPENDED or LOST, or the lock no longer held) at once,
+ * and after that bound when the server is silent: the release goes on, and the node stays until
+ * the delete goes through or its session ends, so nobody else holds the lock before
+ * (answerOnceReleased). Errors before the method ran reject (a
  * timeout with the decorator's advice); the lock is released in every case.
  */
 export function holdCall(call: LockedCall): Promise<unknown> {
@@ -104,7 +105,7 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
   });
 }
 
-/** A call's answer, given once, by `now()` or as soon as ZooKeeper is unreachable. */
+/** A call's answer, given once: by `now()`, or sooner (see answerOnceReleased). */
 interface Answer {
   now(): void;
 }
@@ -113,23 +114,32 @@ interface Answer {
 const HANDED_OUT: Answer = { now: () => undefined };
 
 /**
- * `give` once the release has reached ZooKeeper (the caller calls `now()` then), or at once
- * while ZooKeeper is unreachable: the client is SUSPENDED or LOST now or becomes so while the
- * release waits, or the lock is not held any more (lost, or uncertain). A release that cannot
- * reach ZooKeeper waits for a new connection, up to a session timeout or the outage's end; the
- * method's caller does not.
+ * `give` once the release has reached ZooKeeper (the caller calls `now()` then), or sooner when
+ * that reply may be long in coming: at once while ZooKeeper is unreachable (the client is
+ * SUSPENDED or LOST now or becomes so while the release waits, or the lock is not held any
+ * more: lost, or uncertain), and at the latest after releaseAnswerBoundMs while the client
+ * still looks connected (a server that answers nothing, with no reset, looks connected until
+ * the session's clock suspects its silence). A release that cannot reach ZooKeeper goes on in
+ * the background, up to a session timeout or the outage's end; the method's caller does not
+ * wait for it, and its node stays until deleted or its session ends.
  */
 function answerOnceReleased(locks: LockService, held: Holding, give: () => void): Answer {
   let given = false;
   let stopWatching: (() => void) | undefined;
+  let bound: NodeJS.Timeout | undefined;
   const now = (): void => {
     if (given) return;
     given = true;
+    clearTimeout(bound);
     stopWatching?.();
     give();
   };
-  if (held.state !== 'held' || !reachable(locks.state)) now();
-  else stopWatching = whenUnreachable(locks, now);
+  if (held.state !== 'held' || !reachable(locks.state)) {
+    now();
+  } else {
+    stopWatching = releasesOf(locks).whenUnreachable(now);
+    bound = setTimeout(now, releaseAnswerBoundMs(locks));
+  }
   return { now };
 }
 
@@ -137,28 +147,59 @@ function reachable(state: ConnectionState): boolean {
   return state === 'CONNECTED' || state === 'RECONNECTED';
 }
 
-/** The calls of each LockService waiting for their release, told when ZooKeeper is unreachable. */
-const releasing = new WeakMap<LockService, Set<() => void>>();
+/** The longest a caller waits for its release's reply while the client looks connected. */
+const RELEASE_ANSWER_FLOOR_MS = 1000;
 
 /**
- * Calls `fn` once the client is SUSPENDED, LOST or CLOSED; returns what stops that. One 'state'
- * listener per LockService, whatever the number of releases under way.
+ * How long an answer waits for its release's reply while the client looks connected: four
+ * times what a request of this client takes at most as observed (its round-trip estimate), at
+ * least RELEASE_ANSWER_FLOOR_MS (a busy server or a pause of this process is no reason to
+ * answer before the lock is free), and at most a sixth of the session timeout (the cap wins
+ * over the floor), a quarter of the time after which the session's clock suspects a silent
+ * server.
  */
-function whenUnreachable(locks: LockService, fn: () => void): () => void {
-  let waiting = releasing.get(locks);
-  if (!waiting) {
-    const calls = new Set<() => void>();
-    waiting = calls;
-    releasing.set(locks, calls);
-    locks.on('state', (state) => {
-      if (reachable(state)) return;
-      const told = [...calls];
-      calls.clear();
-      for (const call of told) call();
-    });
+function releaseAnswerBoundMs(locks: LockService): number {
+  const { roundTripMs, sessionTimeoutMs } = CLIENT_INTERNALS.get(locks.client)!;
+  const observed = Math.max(RELEASE_ANSWER_FLOOR_MS, 4 * (roundTripMs ?? 0));
+  return Math.min(observed, sessionTimeoutMs / 6);
+}
+
+/** The releases under way of one LockService whose callers wait for their reply. */
+class PendingReleases {
+  private readonly calls = new Set<() => void>();
+
+  constructor(private readonly locks: LockService) {}
+
+  /**
+   * Calls `fn` once the client is SUSPENDED, LOST or CLOSED; returns what stops that. One
+   * 'state' listener while any release is under way, none once none is.
+   */
+  whenUnreachable(fn: () => void): () => void {
+    if (this.calls.size === 0) this.locks.on('state', this.onState);
+    this.calls.add(fn);
+    return () => {
+      if (this.calls.delete(fn) && this.calls.size === 0) this.locks.off('state', this.onState);
+    };
   }
-  waiting.add(fn);
-  return () => waiting.delete(fn);
+
+  private readonly onState = (state: ConnectionState): void => {
+    if (reachable(state)) return;
+    const told = [...this.calls];
+    this.calls.clear();
+    this.locks.off('state', this.onState);
+    for (const call of told) call();
+  };
+}
+
+const pendingReleases = new WeakMap<LockService, PendingReleases>();
+
+function releasesOf(locks: LockService): PendingReleases {
+  let releases = pendingReleases.get(locks);
+  if (!releases) {
+    releases = new PendingReleases(locks);
+    pendingReleases.set(locks, releases);
+  }
+  return releases;
 }
 
 /**
