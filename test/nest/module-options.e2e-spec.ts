@@ -20,6 +20,7 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
   it.each([
     ['waitTimeoutMs', { waitTimeoutMs: 'x' }],
     ['waitTimeoutMs', { waitTimeoutMs: -1 }],
+    ['handlerWaitTimeoutMs', { handlerWaitTimeoutMs: '30s' }],
     ['sessionTimeoutMs', { sessionTimeoutMs: '10s' }],
     ['connectTimeoutMs', { connectTimeoutMs: 0 }],
     ['requestTimeoutMs', { requestTimeoutMs: Number.NaN }],

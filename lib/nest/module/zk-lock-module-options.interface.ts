@@ -6,9 +6,15 @@ import type { ZkLockClientOptions } from '../../core/types';
 export interface ZkLockModuleOptions extends ZkLockClientOptions {
   /**
    * Default wait of `@DistributedLock` methods and handlers that set none.
-   * Undefined: wait until the lock is free.
+   * Undefined: wait until the lock is free, but for handler calls (`handlerWaitTimeoutMs`).
    */
   waitTimeoutMs?: number;
+  /**
+   * The wait of a decorated handler call (an HTTP route, a microservice message or event, a
+   * WebSocket message, a GraphQL resolver) when neither its decorator nor the module's
+   * `waitTimeoutMs` sets one (docs/reference/options.md "Waits"). Default 30_000.
+   */
+  handlerWaitTimeoutMs?: number;
   /**
    * OpenTelemetry metrics and spans (docs/guides/observability.md). Default: on when
    * `@opentelemetry/api` is installed (no-op until your SDK is registered); false turns it off.

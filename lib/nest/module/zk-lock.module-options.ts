@@ -14,7 +14,7 @@ export function checkModuleOptions(
   options: ZkLockModuleOptions,
   subject: string,
 ): ZkLockClientOptions {
-  const { waitTimeoutMs, telemetry, participantId, ...clientOptions } =
+  const { waitTimeoutMs, handlerWaitTimeoutMs, telemetry, participantId, ...clientOptions } =
     options ?? ({} as ZkLockModuleOptions);
   if (participantId !== undefined && typeof participantId !== 'string') {
     throw new InvalidLockOptionsError(
@@ -23,15 +23,29 @@ export function checkModuleOptions(
       'Give a short name of this instance, or leave it out for <hostname>:<pid>',
     );
   }
-  const ms: unknown = waitTimeoutMs;
-  if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && ms <= MAX_WAIT_MS)) {
-    throw new InvalidLockOptionsError(
-      subject,
-      `waitTimeoutMs must be a number of milliseconds from 0 to ${MAX_WAIT_MS}, got ${show(ms)}`,
-      'Give the longest a call may wait for a busy lock, e.g. waitTimeoutMs: 5_000, or leave it out to wait until the lock is free',
-    );
-  }
+  checkWait(
+    subject,
+    'waitTimeoutMs',
+    waitTimeoutMs,
+    'Give the longest a call may wait for a busy lock, e.g. waitTimeoutMs: 5_000, or leave it out to wait until the lock is free',
+  );
+  checkWait(
+    subject,
+    'handlerWaitTimeoutMs',
+    handlerWaitTimeoutMs,
+    'Give the longest a handler call may wait for a busy lock, e.g. handlerWaitTimeoutMs: 5_000, or leave it out for 30 s',
+  );
   checkClientOptions(clientOptions, subject);
   checkTelemetryOption(telemetry);
   return clientOptions;
+}
+
+/** A wait option: undefined, or a number of milliseconds from 0 (try once) to MAX_WAIT_MS. */
+function checkWait(subject: string, option: string, ms: unknown, advice: string): void {
+  if (ms === undefined || (typeof ms === 'number' && ms >= 0 && ms <= MAX_WAIT_MS)) return;
+  throw new InvalidLockOptionsError(
+    subject,
+    `${option} must be a number of milliseconds from 0 to ${MAX_WAIT_MS}, got ${show(ms)}`,
+    advice,
+  );
 }

@@ -1,5 +1,5 @@
 // Owns a decorated method's call: the wrapper in its place (the one place a lock is taken) and
-// the interceptor that hands it a handler call's request.
+// the interceptor that tells it a handler call, with its request.
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Observable, catchError, throwError } from 'rxjs';
@@ -13,16 +13,6 @@ import { lockServiceOf } from './lock-service.injection';
 type AnyMethod = (...args: any[]) => unknown;
 
 /**
- * The wait of a route handler when neither its decorator nor the module sets one
- * (docs/reference/options.md "Waits"). Not forever: an HTTP client or the proxy in front gives
- * up after a while (60 s is the common default of nginx, AWS ALB and many clients), and a wait
- * that outlives the request runs the handler for nobody, its lock turn taken from the requests
- * still waiting. 30 s answers the client a 409 it can act on before its own timeout, and is far
- * above a lock turn of a well-behaved handler.
- */
-export const ROUTE_HANDLER_WAIT_MS = 30_000;
-
-/**
  * The method that replaces a decorated one, for every caller: a route, message or resolver
  * handler (after guards, interceptors and pipes: the arguments are the piped values), a job, or
  * plain code (docs/design.md "One acquire, file by file"). It finds the instance's
@@ -33,14 +23,17 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
   const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     try {
       const current = handlerCalls.getStore();
-      const request = current?.handler === wrapper ? current.request : undefined;
+      // Nest called this method as the handler, on any transport (not a service it calls).
+      const handlerCall = current?.handler === wrapper;
+      const request = handlerCall ? current.request : undefined;
       const locks = lockServiceOf(this, spec.where, spec.owner);
       const path = resolveMethodPath(spec, args, request);
+      // A handler call never waits without end: its caller may never give up, and would keep
+      // its place among the path's maxWaitersPerPath (docs/reference/options.md "Waits").
       const waitTimeoutMs =
         spec.options.waitTimeoutMs ??
         locks.defaultWaitTimeoutMs ??
-        (request ? ROUTE_HANDLER_WAIT_MS : undefined);
-      const handlerCall = request !== undefined;
+        (handlerCall ? locks.handlerWaitTimeoutMs : undefined);
       return holdCall({
         spec,
         locks,
@@ -49,7 +42,8 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
         method: original,
         self: this,
         args,
-        handlerCall,
+        // An HTTP route answers a lost lock at once (503); the other transports as before.
+        handlerCall: request !== undefined,
       });
     } catch (err) {
       return Promise.reject(err);
@@ -60,8 +54,9 @@ export function lockedMethod(original: AnyMethod, spec: DistributedLockSpec): An
 
 /**
  * Applied by `@DistributedLock` to every decorated method; on a handler call it does not lock
- * (the method's wrapper does, after the pipes): it hands the call's HTTP request to the wrapper
- * for the template's `<params.x>`, `<query.x>` and `<body.x>`, and maps lock errors to the
+ * (the method's wrapper does, after the pipes): it tells the wrapper that Nest calls it as a
+ * handler, on any transport (its wait then has an end), hands it the call's HTTP request for
+ * the template's `<params.x>`, `<query.x>` and `<body.x>`, and maps lock errors to the
  * transport's answer (lock-errors.transport.ts). The global LockErrorsInterceptor does the same
  * mapping for every handler, but Nest applies no global enhancer to WebSocket gateways: this
  * one still does there.
@@ -80,10 +75,12 @@ export class DistributedLockInterceptor implements NestInterceptor {
 }
 
 /**
- * The HTTP request of the handler call running now, recorded by DistributedLockInterceptor
- * above for the template's `<params.x>`, `<query.x>`, `<body.x>`. Nest calls the handler with
- * the piped arguments only, so the request travels beside them. Keyed by the handler, so a
- * decorated service called from inside it does not read it; written and read in this file only.
+ * The handler call running now (any transport) and its HTTP request, recorded by
+ * DistributedLockInterceptor above: the wrapper gives a handler call's wait an end, and reads
+ * the request for the template's `<params.x>`, `<query.x>`, `<body.x>`. Nest calls the handler
+ * with the piped arguments only, so both travel beside them. Keyed by the handler, so a
+ * decorated service called from inside it is no handler call and does not read the request;
+ * written and read in this file only.
  */
 const handlerCalls = new AsyncLocalStorage<{ handler: unknown; request?: RequestSources }>();
 

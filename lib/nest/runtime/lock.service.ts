@@ -21,6 +21,18 @@ import type { ZkLockModuleOptions } from '../module/zk-lock-module-options.inter
 import { ZK_LOCK_MODULE_OPTIONS } from '../module/zk-lock.module-definition';
 
 /**
+ * The wait of a decorated handler call when neither its decorator nor the module sets one, and
+ * the module sets no `handlerWaitTimeoutMs` (docs/reference/options.md "Waits"). Not forever: a
+ * client or the proxy in front gives up after a while (60 s is the common default of nginx, AWS
+ * ALB and many clients), a wait that outlives its caller runs the handler for nobody, its lock
+ * turn taken from the callers still waiting, and a caller that never gives up (a stuck
+ * WebSocket, an RPC client without a timeout) would hold its place among the path's
+ * `maxWaitersPerPath` for good. 30 s answers a 409 a client can act on before its own timeout,
+ * and is far above a lock turn of a well-behaved handler.
+ */
+export const HANDLER_WAIT_MS = 30_000;
+
+/**
  * The application's entry to locks: the core client's methods for manual use, lock inspection
  * for operators, and events for metrics. `@DistributedLock` methods find the client through it
  * (distributed-lock.hold.ts), with its `defaultWaitTimeoutMs`.
@@ -33,6 +45,11 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
    * and this service's own (docs/reference/options.md "Waits").
    */
   readonly defaultWaitTimeoutMs: number | undefined;
+  /**
+   * The wait of a decorated handler call when neither its decorator nor `defaultWaitTimeoutMs`
+   * sets one: the module option `handlerWaitTimeoutMs`, else HANDLER_WAIT_MS.
+   */
+  readonly handlerWaitTimeoutMs: number;
 
   constructor(
     @InjectZkLockClient() readonly client: ZkLockClient,
@@ -41,6 +58,7 @@ export class LockService implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.eventLogger = new ZkLockEventLogger(client);
     this.defaultWaitTimeoutMs = options.waitTimeoutMs;
+    this.handlerWaitTimeoutMs = options.handlerWaitTimeoutMs ?? HANDLER_WAIT_MS;
   }
 
   get state(): ConnectionState {
