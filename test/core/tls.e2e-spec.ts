@@ -16,6 +16,7 @@ import { ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { LockAgent } from './support/agents';
 import { testRoot, ZkAdmin } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 /**
  * A certificate refused by every server ends the wait at once, however long connectTimeoutMs
@@ -24,6 +25,8 @@ import { testRoot, ZkAdmin } from './support/zk-admin';
 const CONNECT_MS = 60_000;
 /** Other failures (a port that does not speak TLS) wait for connectTimeoutMs. */
 const PLAIN_PORT_CONNECT_MS = 5_000;
+/** For a connect that must succeed: a TLS handshake on a loaded machine can take a while. */
+const SUCCESS_CONNECT_MS = scaled(60_000);
 
 describe('TLS to the secureClientPort (mutual TLS)', () => {
   let certs: TestCertificates;
@@ -58,6 +61,7 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
     const client = await ZkLockClient.connect({
       connectionString: server.secureConnectionString,
       namespace: root,
+      connectTimeoutMs: SUCCESS_CONNECT_MS,
       ...options,
     });
     clients.push(client);
@@ -76,6 +80,7 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
       connectionString: server.secureConnectionString,
       namespace: root,
       tls: mutual(),
+      connectTimeoutMs: SUCCESS_CONNECT_MS,
     });
     agents.push(agent);
     const lock = await locks.acquire('/locks/a');
@@ -116,6 +121,7 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
       namespace: root,
       tls: mutual(),
       acl: 'creator',
+      connectTimeoutMs: SUCCESS_CONNECT_MS,
     });
     agents.push(peer);
     try {

@@ -23,6 +23,7 @@ import {
 import { makeTestCertificates, TestCertificates } from '../support/certs';
 import { freePort, ZooKeeperServer } from '../support/zookeeper';
 import { eventually, ZkAdmin } from '../core/support/zk-admin';
+import { scaled } from '../support/time-scale';
 import { testNamespace } from './support/nest-app';
 
 const SECRET = `pw-${randomBytes(8).toString('hex')}`;
@@ -264,6 +265,7 @@ describe('credentials on every error path', () => {
       connectionString: tlsServer.secureConnectionString,
       auth: [CREDENTIALS],
       tls,
+      connectTimeoutMs: scaled(60_000), // a TLS handshake on a loaded machine can take a while
     });
     try {
       await client.withLock(`/credentials-tls/${SECRET.length}`, () => undefined);

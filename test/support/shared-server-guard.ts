@@ -6,9 +6,8 @@
  * instead. A file that does any of that to a server starts its own (ZooKeeperServer.start, or
  * useOwnServer in test/core), and owns it: nobody else connects to it.
  */
-import { readFileSync } from 'node:fs';
 import { scaled } from './time-scale';
-import { fourLetterWord } from './zookeeper';
+import { fourLetterWord, processState } from './zookeeper';
 
 /** What is wrong with the shared server, or undefined (also when ZK_CONNECT was given). */
 export async function sharedServerProblem(): Promise<string | undefined> {
@@ -29,22 +28,6 @@ export async function sharedServerProblem(): Promise<string | undefined> {
       : 'it does not answer `conf`';
   }
   return undefined;
-}
-
-function processState(pid: number): 'running' | 'stopped' | 'gone' {
-  try {
-    // The state is the field after the command name, which is in parentheses.
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
-    if (state === 'Z' || state === 'X') return 'gone';
-    return state === 'T' || state === 't' ? 'stopped' : 'running';
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return 'running';
-    } catch {
-      return 'gone';
-    }
-  }
 }
 
 async function check(when: string): Promise<void> {

@@ -142,6 +142,23 @@ export async function watchesUnder(port: number, root: string): Promise<number> 
   return count;
 }
 
+/** A process's state as the kernel shows it (/proc; without it, alive or not). */
+export function processState(pid: number): 'running' | 'stopped' | 'gone' {
+  try {
+    // The state is the field after the command name, which is in parentheses.
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+    if (state === 'Z' || state === 'X') return 'gone';
+    return state === 'T' || state === 't' ? 'stopped' : 'running';
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return 'running';
+    } catch {
+      return 'gone';
+    }
+  }
+}
+
 export interface ZooKeeperOptions {
   /** 1 = standalone, 3 = ensemble. */
   size?: number;
@@ -289,8 +306,23 @@ export class ZooKeeperMember {
     return this.signalAndWait('SIGKILL');
   }
 
+  /**
+   * Freezes the JVM (SIGSTOP) and returns once the kernel shows it stopped: a signal takes a
+   * moment to land on a loaded machine, and a test that pauses the server and then sends requests
+   * must not have them answered meanwhile.
+   */
   pause(): void {
-    this.proc?.kill('SIGSTOP');
+    const pid = this.proc?.pid;
+    if (!pid || !this.running) return;
+    this.proc!.kill('SIGSTOP');
+    if (!existsSync(`/proc/${pid}/stat`)) return; // no /proc: nothing to wait on
+    const deadline = Date.now() + scaled(10_000);
+    const pauseFor = new Int32Array(new SharedArrayBuffer(4));
+    while (Date.now() < deadline) {
+      if (processState(pid) !== 'running') return; // stopped, or gone
+      Atomics.wait(pauseFor, 0, 0, 5); // a 5 ms sleep: the callers of pause() expect no await
+    }
+    throw new Error(`ZooKeeper member ${this.id}: not stopped ${scaled(10_000)} ms after SIGSTOP`);
   }
 
   resume(): void {
