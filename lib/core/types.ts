@@ -25,7 +25,8 @@ export interface ZkLockClientOptions {
   sessions?: number;
   /**
    * Path prefix for every lock, e.g. "/my-app". Created as a persistent node when missing, with
-   * the `acl` below, and never removed (docs/guides/security.md, "Preparing a namespace").
+   * the `acl` below (with `acl: 'creator'`, at connect), and never removed
+   * (docs/guides/security.md, "Preparing a namespace").
    */
   namespace?: string;
   /**
@@ -78,9 +79,11 @@ export interface ZkLockClientOptions {
    */
   firstXid?: number;
   /**
-   * Where `connect()` sends its one warning about the options: `auth` without `tls` (the digest
-   * password crosses the network as plain bytes). Default: a Node process warning (code
-   * `ZKLOCK_AUTH_WITHOUT_TLS`, printed to stderr); the NestJS module logs it through Nest's Logger.
+   * Where `connect()` sends its warnings, each once: `auth` without `tls` (the digest password
+   * crosses the network as plain bytes; code `ZKLOCK_AUTH_WITHOUT_TLS`), and with `acl: 'creator'`
+   * a namespace whose ACL grants identities other than this client's, or refuses it (code
+   * `ZKLOCK_NAMESPACE_ACL`). Default: a Node process warning with that code, printed to stderr;
+   * the NestJS module logs it through Nest's Logger.
    */
   onWarning?: (message: string) => void;
 }

@@ -2,7 +2,8 @@
  * `acl: 'creator'` against a client without credentials that takes over the nodes cleanup
  * leaves open to it: the namespace, once cleanup removed it, and a lock path it creates itself
  * with an open ACL (docs/guides/security.md, "Preparing a namespace"). The library never removes
- * the namespace, and never puts a node in a lock path whose ACL lets other identities in.
+ * the namespace (whatever its data), never puts a node in a lock path whose ACL lets other
+ * identities in, and warns at connect of a namespace open to other identities or refusing ours.
  */
 import { LockAccessDeniedError, ZkLockClient } from '../../lib';
 import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
@@ -32,13 +33,19 @@ describe("acl: 'creator' against a client without credentials", () => {
   let owner: ZkAdmin;
   let anonymous: ZkAdmin;
 
+  /** What connect() warned of about the namespace (not the auth-without-tls one), by namespace. */
+  const warnings = new Map<string, string[]>();
   const connect = async (namespace: string): Promise<ZkLockClient> => {
+    warnings.set(namespace, []);
     const client = await ZkLockClient.connect({
       connectionString: zkConnectFromEnv(),
       namespace,
       auth: CREDENTIALS,
       acl: 'creator',
       parentCleanupDelayMs: 50,
+      onWarning: (message) => {
+        if (message.includes('namespace')) warnings.get(namespace)?.push(message);
+      },
     });
     clients.push(client);
     return client;
@@ -76,6 +83,57 @@ describe("acl: 'creator' against a client without credentials", () => {
     expect((await owner.acl(namespace)).map((a) => a.id)).toEqual([
       expect.stringMatching(/^digest:orders-app:/),
     ]);
+    expect(warnings.get(namespace)).toEqual([]); // ours: nothing to warn of
+  });
+
+  it('cleanup never removes a namespace made with the lock-path marker, as earlier releases made it', async () => {
+    const namespace = root('marked-namespace');
+    await owner.create(namespace, 'nestjs-zookeeper-lock', 'persistent');
+    const locks = await connect(namespace);
+    await locks.withLock('/order:42', async () => undefined);
+    await eventually('the idle lock path is removed', async () => {
+      return !(await owner.exists(`${namespace}/order:42`));
+    });
+    await eventually("the client's cleanup is done", () => cleanupQuiet(locks));
+    expect(await owner.exists(namespace)).toBe(true);
+  });
+
+  it('warns once at connect of a namespace whose ACL grants other identities, naming it and what to do', async () => {
+    const namespace = root('open-namespace');
+    await anonymous.create(namespace, '', 'persistent'); // world:anyone, all permissions
+    await connect(namespace);
+    const [warning, ...more] = warnings.get(namespace) ?? [];
+    expect(more).toEqual([]);
+    expect(warning).toContain(`"${namespace}"`);
+    expect(warning).toContain('world:anyone');
+    expect(warning).toContain('Preparing a namespace');
+    expect(warning).not.toContain('s3cret');
+  });
+
+  it('warns once at connect of a namespace that refuses this identity', async () => {
+    // Its own root: only the other identity may list and remove it.
+    const namespace = testRoot('acl-intruder-refusing-namespace');
+    const otherCredentials = 'other-app:other-Pa55';
+    // Another identity made the namespace, with acl 'creator': ours may create nothing in it.
+    const other = await ZkLockClient.connect({
+      connectionString: zkConnectFromEnv(),
+      namespace,
+      auth: otherCredentials,
+      acl: 'creator',
+      onWarning: () => undefined,
+    });
+    const otherAdmin = await ZkAdmin.connect(zkConnectFromEnv(), undefined, [otherCredentials]);
+    try {
+      await connect(namespace);
+      const [warning, ...more] = warnings.get(namespace) ?? [];
+      expect(more).toEqual([]);
+      expect(warning).toContain(`the namespace "${namespace}" refuses this client's identity`);
+      expect(warning).toContain('Preparing a namespace');
+    } finally {
+      await other.close();
+      await otherAdmin.removeTree(namespace);
+      otherAdmin.close();
+    }
   });
 
   it('refuses a lock path whose ACL lets other identities in, and leaves no node in it', async () => {

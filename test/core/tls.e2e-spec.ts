@@ -28,6 +28,19 @@ const PLAIN_PORT_CONNECT_MS = 5_000;
 /** For a connect that must succeed: a TLS handshake on a loaded machine can take a while. */
 const SUCCESS_CONNECT_MS = scaled(60_000);
 
+// node-zookeeper-client ships no types; declare only what this file uses.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ACL, Id } = require('node-zookeeper-client') as {
+  ACL: new (permission: number, id: unknown) => unknown;
+  Id: new (scheme: string, id: string) => unknown;
+};
+/** A session's node-zookeeper-client, for a request the library never sends (setACL). */
+interface RawSession {
+  client: {
+    setACL(path: string, acl: unknown[], version: number, cb: (err: Error | null) => void): void;
+  };
+}
+
 describe('TLS to the secureClientPort (mutual TLS)', () => {
   let certs: TestCertificates;
   let server: ZooKeeperServer;
@@ -144,6 +157,46 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
       await peer.release('/x509/locks/a');
     } finally {
       anonymous.close();
+    }
+  });
+
+  it('acl creator: a lock path another certificate of the same CA made is refused, even when its ACL also names ours', async () => {
+    // A namespace operators opened to both certificates' clients (here: to everyone).
+    const namespace = '/tls-same-ca';
+    const admin = await ZkAdmin.connect(server.connectionString);
+    await admin.create(namespace, '', 'persistent').finally(() => admin.close());
+    const other = await connect({
+      namespace,
+      tls: { ca: certs.ca, cert: certs.otherClient.cert, key: certs.otherClient.key },
+      acl: 'creator',
+      onWarning: () => undefined,
+    });
+    const locks = await connect({
+      namespace,
+      tls: mutual(),
+      acl: 'creator',
+      onWarning: () => undefined,
+    });
+    // The other identity holds a lock, and lets our certificate in beside its own: our nodes
+    // would sit where it can list and delete them.
+    const held = await other.acquire('/order:1');
+    const internals = other as unknown as { pool: { members: Array<{ current: RawSession }> } };
+    await new Promise<void>((resolve, reject) =>
+      internals.pool.members[0].current.client.setACL(
+        `${namespace}/order:1`,
+        ['CN=other-client', 'CN=client'].map((dn) => new ACL(31, new Id('x509', dn))),
+        -1,
+        (err: Error | null) => (err ? reject(err) : resolve()),
+      ),
+    );
+    try {
+      await expect(locks.tryAcquire('/order:1')).rejects.toMatchObject({
+        name: 'UnexpectedAclError',
+        path: `${namespace}/order:1`,
+      });
+      await expect(locks.tryAcquire('/order:1')).rejects.toThrow(/x509:CN=other-client/);
+    } finally {
+      await held.release();
     }
   });
 

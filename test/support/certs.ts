@@ -1,7 +1,7 @@
 /**
  * Test certificates made at run time with the `openssl` CLI (and Java's `keytool` for the
  * server's trust store): a CA, a server certificate for 127.0.0.1/localhost, a client
- * certificate, and a second CA with its own client certificate that the server does not trust.
+ * certificate, another client certificate from the same CA (another identity), and a second CA with its own client certificate that the server does not trust.
  * ZooKeeper 3.8 reads the PKCS12 stores (`ssl.keyStore.type=PKCS12`). Never used by lib/.
  */
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,8 @@ export interface TestCertificates {
   ca: string;
   server: PemPair;
   client: PemPair;
+  /** Another client certificate from the same CA: trusted, with its own subject (CN=other-client). */
+  otherClient: PemPair;
   /** A client certificate signed by another CA (the server refuses it). */
   untrustedClient: PemPair;
   /** The other CA's PEM (a client that trusts only it refuses the server). */
@@ -96,6 +98,7 @@ export function makeTestCertificates(): TestCertificates {
     'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n',
   );
   const client = makeLeaf(dir, 'client', 'test-ca', 'extendedKeyUsage=clientAuth\n');
+  const otherClient = makeLeaf(dir, 'other-client', 'test-ca', 'extendedKeyUsage=clientAuth\n');
   const untrustedClient = makeLeaf(dir, 'intruder', 'other-ca', 'extendedKeyUsage=clientAuth\n');
   run(
     'openssl',
@@ -122,6 +125,7 @@ export function makeTestCertificates(): TestCertificates {
     otherCa: readFileSync(join(dir, 'other-ca.pem'), 'utf8'),
     server,
     client,
+    otherClient,
     untrustedClient,
     serverKeyStore,
     serverTrustStore,

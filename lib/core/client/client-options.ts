@@ -203,6 +203,14 @@ export function warnOfPlainTextAuth(
     `"${withoutUserInfo(options.connectionString)}" as plain bytes, readable on the network ` +
     "path. Set tls (the servers' secureClientPort), or keep the servers on a network only " +
     'trusted hosts reach (docs/guides/security.md)';
+  warnOf(options, message, AUTH_WITHOUT_TLS);
+}
+
+/** The code of the process warning `connect()` emits for a namespace open to other identities. */
+export const NAMESPACE_ACL = 'ZKLOCK_NAMESPACE_ACL';
+
+/** A warning of connect(): to `onWarning` when given, else as a Node process warning with `code`. */
+export function warnOf(options: ZkLockClientOptions, message: string, code: string): void {
   if (options.onWarning) options.onWarning(message);
-  else process.emitWarning(message, { code: AUTH_WITHOUT_TLS });
+  else process.emitWarning(message, { code });
 }

@@ -37,9 +37,12 @@ import {
   checkClientOptions,
   CLIENT_DEFAULTS,
   lockNodeData,
+  NAMESPACE_ACL,
+  warnOf,
   warnOfPlainTextAuth,
 } from './client-options';
 import { inspectLock } from './inspect';
+import { checkNamespace } from './namespace-check';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
 import { OwnerScope, ownerKey } from './owner-scope';
 
@@ -142,6 +145,16 @@ export class ZkLockClient extends EventEmitter {
       },
       options.sessions ?? DEFAULTS.sessions,
     );
+    const warn = (message: string) => warnOf(options, message, NAMESPACE_ACL);
+    await checkNamespace(
+      pool.members[0].current,
+      credentials,
+      options.namespace || undefined,
+      warn,
+    ).catch(async (err: unknown) => {
+      await pool.close();
+      throw err;
+    });
     // Credentials stay inside the connection (ZkCredentials): never on the client's own options.
     return new ZkLockClient(pool, withoutSecrets(options));
   }

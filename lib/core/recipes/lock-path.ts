@@ -41,6 +41,15 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
 
 /**
  * @internal
+ * Whether `path` is `namespace` or one of its ancestors: created persistent without the marker
+ * and never removed (ensureLockPath, ParentReaper), whatever data it carries.
+ */
+export function isNamespace(path: string, namespace: string | undefined): boolean {
+  return !!namespace && (namespace === path || namespace.startsWith(path + '/'));
+}
+
+/**
+ * @internal
  * How a request in doubt is asked again: while `keepGoing()` (default: always), once
  * `usable(session)` resolved true (default: session.whenUsable()).
  */
@@ -65,8 +74,8 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
  * with `acl: 'creator'` (docs/guides/security.md). A create
  * whose answer is lost (connection loss, request timeout) is sent again once the session is
  * usable (a node found existing then is fine), while `recovery.keepGoing()`: a path the server
- * refuses to read drops the connection on every try, so the caller's wait must end it (issue #19
- * §3); false then. Another client may remove an empty ancestor meanwhile (its cleanup): then
+ * refuses to read drops the connection on every try, so the caller's wait must end it; false
+ * then. Another client may remove an empty ancestor meanwhile (its cleanup): then
  * start again. Rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
@@ -78,10 +87,9 @@ export async function ensureLockPath(
 ): Promise<boolean> {
   const { keepGoing, usable } = withDefaults(recovery);
   const segments = path.split('/').slice(1);
-  const namespace = session.namespace;
   for (let i = 1; i <= segments.length; i++) {
     const p = '/' + segments.slice(0, i).join('/');
-    const outsideLocks = !!namespace && (namespace === p || namespace.startsWith(p + '/'));
+    const outsideLocks = isNamespace(p, session.namespace);
     const data = outsideLocks ? null : i === segments.length ? leafData : LOCK_PATH_DATA;
     for (;;) {
       try {

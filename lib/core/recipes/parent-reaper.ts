@@ -1,11 +1,11 @@
 // The ParentReaper: removes the lock paths (and empty ancestors) this process no longer uses.
 import type { ZkConnection } from '../zookeeper/zk-connection';
-import { removeIdleLockPath } from './lock-path';
+import { isNamespace, removeIdleLockPath } from './lock-path';
 import { parentPath } from '../paths';
 
 /**
  * Tries on a connected session that failed on the connection (lost or unanswered) before a path
- * is given up: a path the server refuses to read drops the connection every time (issue #19 §3).
+ * is given up: a path the server refuses to read drops the connection every time.
  * A failure counts only if the server answered us since the previous one: a server that answers
  * nothing (frozen, or out of quorum) is an outage, and the path waits for its end instead.
  */
@@ -17,8 +17,9 @@ const FAILED_TRIES = 3;
  * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. They are
  * CONTAINER nodes, which the server removes too (also after this process is gone), but only every
  * `znode.container.checkIntervalMs` and a bounded number a minute: this keeps a live process's
- * footprint to its last `delayMs` (docs/design.md "Cleanup"). It stops at the namespace, which
- * carries no marker. Safe against
+ * footprint to its last `delayMs` (docs/design.md "Cleanup"). It stops below the session's
+ * namespace: the namespace and its ancestors are never removed, whatever their data (a namespace
+ * may carry the lock-path marker, as earlier releases created it). Safe against
  * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
  * whose create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as
  * lock paths and unchanged since are removed (see lock-path.ts). One timer for all paths.
@@ -114,7 +115,9 @@ export class ParentReaper {
       if (outcome === 'retry') return this.failed(lockPath, Date.now() - session.silenceMs);
       this.failures.delete(lockPath);
       path = parentPath(path);
-      if (path === '/' || this.hasBusyDescendant(path)) return;
+      if (path === '/' || isNamespace(path, session.namespace) || this.hasBusyDescendant(path)) {
+        return;
+      }
     }
   }
 

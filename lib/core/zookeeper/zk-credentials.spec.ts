@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
@@ -74,5 +75,25 @@ describe('ZkCredentials', () => {
   it('withoutSecrets keeps every option but auth and tls', () => {
     const options = { connectionString: 'zk:2181', auth: SECRET, tls: true, namespace: '/a' };
     expect(withoutSecrets(options)).toEqual({ connectionString: 'zk:2181', namespace: '/a' });
+  });
+
+  it('accepts only the ids the server stored for us, compared exactly, whatever their scheme', () => {
+    const credentials = ZkCredentials.from({ auth: `orders:${SECRET}`, acl: 'creator' });
+    const entry = (scheme: string, id: string) => ({ permission: 31, id: { scheme, id } });
+    const digest = entry(
+      'digest',
+      `orders:${createHash('sha1').update(`orders:${SECRET}`).digest('base64')}`,
+    );
+    // Until learned: the digest id it computes as the server does, never a certificate's.
+    expect(credentials.foreignEntries([digest])).toEqual([]);
+    expect(credentials.foreignEntries([entry('x509', 'CN=client')])).toHaveLength(1);
+    credentials.learnOwnIds([entry('x509', 'CN=client'), digest]);
+    expect(credentials.foreignEntries([digest, entry('x509', 'CN=client')])).toEqual([]);
+    const other = entry('x509', 'CN=other-client');
+    expect(credentials.foreignEntries([digest, other])).toEqual([other]);
+    expect(() => credentials.checkAcl('/ns/a', [other])).toThrow(
+      /x509:CN=other-client \(all\)\) grants identities other than this client's \(x509:CN=client \(all\), digest:orders \(all\)\)/,
+    );
+    expect(() => credentials.checkAcl('/ns/a', [other])).not.toThrow(new RegExp(SECRET));
   });
 });

@@ -47,6 +47,8 @@ export class ZkCredentials {
   readonly #auth: readonly Buffer[];
   readonly #secureContext?: SecureContext;
   readonly #tls?: ZkTlsOptions;
+  /** Our ids as the server stores them (`scheme:id`), once learned (learnOwnIds). */
+  #ownIds?: ReadonlySet<string>;
 
   private constructor(
     auth: readonly Buffer[],
@@ -126,27 +128,58 @@ export class ZkCredentials {
   }
 
   /**
+   * Learns this client's identities from `stored`, the ACL the server gave a node we created
+   * with CREATOR_ALL_ACL: one id per identity the server authenticated on our connection (the
+   * digest id of each `auth` credential, the subject of the client certificate), exactly as
+   * the server compares them. checkAcl compares against these.
+   */
+  learnOwnIds(stored: readonly AclEntry[]): void {
+    this.#ownIds = new Set(stored.map(({ id }) => `${id.scheme}:${id.id}`));
+  }
+
+  /**
+   * The entries of `found` that grant an identity not ours. Ours: the ids learned from the server
+   * (learnOwnIds), compared exactly whatever their scheme; until then only the digest ids of
+   * `auth`, which this client computes as the server does (a certificate's id is never assumed).
+   */
+  foreignEntries(found: readonly AclEntry[]): AclEntry[] {
+    const ours =
+      this.#ownIds ?? new Set(this.#auth.map((auth) => `digest:${digestId(auth.toString())}`));
+    return found.filter(({ id }) => !ours.has(`${id.scheme}:${id.id}`));
+  }
+
+  /** `acl` as zkCli prints it, digest ids by their user only (never the hash). */
+  static describeAcl(acl: readonly AclEntry[]): string[] {
+    return acl.map((a) => `${shownId(a.id.scheme, a.id.id)} (${permissionsOf(a.permission)})`);
+  }
+
+  /**
    * With `acl: 'creator'`: throws UnexpectedAclError when `found` (the ACL of `path`, a node the
-   * lock relies on) grants any identity that is not ours, as CREATOR_ALL_ACL would have stored
-   * it: the digest id of each `auth` credential, or (with a client certificate) an `x509` id,
-   * which the servers derive from the certificate. Neither secret nor hash is in the error.
+   * lock relies on) grants any identity that is not ours (foreignEntries). Neither secret nor
+   * hash is in the error.
    */
   checkAcl(path: string, found: readonly AclEntry[]): void {
-    if (!this.checksAcl) return;
-    const ours = new Set(this.#auth.map((auth) => digestId(auth.toString('utf8'))));
-    const hasCert = !!this.#tls && (this.#tls.cert !== undefined || this.#tls.pfx !== undefined);
-    const isOurs = ({ id }: AclEntry): boolean =>
-      (id.scheme === 'digest' && ours.has(id.id)) || (id.scheme === 'x509' && hasCert);
-    if (found.every(isOurs)) return;
-    const shown = (scheme: string, id: string): string =>
-      scheme === 'digest' ? `digest:${id.split(':')[0]}` : `${scheme}:${id}`;
-    const expected = this.#auth.map((auth) => `digest:${auth.toString('utf8').split(':')[0]}`);
-    if (hasCert) expected.push('x509:<this client certificate>');
+    if (!this.checksAcl || this.foreignEntries(found).length === 0) return;
     throw new UnexpectedAclError(
       path,
-      found.map((a) => `${shown(a.id.scheme, a.id.id)} (${permissionsOf(a.permission)})`),
-      expected.map((id) => `${id} (all)`),
+      ZkCredentials.describeAcl(found),
+      this.expectedIds().map((id) => `${id} (all)`),
     );
+  }
+
+  /** Our identities as an error shows them. */
+  private expectedIds(): string[] {
+    if (this.#ownIds) {
+      return [...this.#ownIds].map((id) => {
+        const colon = id.indexOf(':');
+        return shownId(id.slice(0, colon), id.slice(colon + 1));
+      });
+    }
+    const expected = this.#auth.map((auth) => `digest:${auth.toString('utf8').split(':')[0]}`);
+    if (this.#tls?.cert !== undefined || this.#tls?.pfx !== undefined) {
+      expected.push('x509:<this client certificate>');
+    }
+    return expected;
   }
 
   /**
@@ -229,6 +262,11 @@ function authPacket(auth: Buffer): Buffer {
 function digestId(credentials: string): string {
   const user = credentials.slice(0, credentials.indexOf(':'));
   return `${user}:${createHash('sha1').update(credentials).digest('base64')}`;
+}
+
+/** An ACL id as errors and warnings show it: a digest id by its user only (never the hash). */
+function shownId(scheme: string, id: string): string {
+  return scheme === 'digest' ? `digest:${id.split(':')[0]}` : `${scheme}:${id}`;
 }
 
 /** ZooKeeper's permission bits as zkCli prints them (cdrwa), "all" for every one. */
