@@ -1,11 +1,11 @@
 import { Controller, INestApplication, Logger, Param, Post } from '@nestjs/common';
 import { hostname } from 'node:os';
-import * as zookeeper from '../../lib/core/zookeeper/zk-client';
 import request from 'supertest';
 import { DistributedLock, LockEvents, LockService } from '../../lib';
 import { Gate, createLockApp, testNamespace, waitFor, zkConnect } from './support/nest-app';
 import { vi } from 'vitest';
 import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { ZkAdmin } from '../core/support/zk-admin';
 
 const gate = new Gate();
 let entered = false;
@@ -21,18 +21,13 @@ class JobsController {
   }
 }
 
-function removeNode(path: string): Promise<void> {
-  const client = zookeeper.createClient(zkConnect());
-  return new Promise<void>((resolve, reject) => {
-    client.once('connected', () =>
-      client.remove(path, -1, (err) => {
-        client.close();
-        if (err) reject(err);
-        else resolve();
-      }),
-    );
-    client.connect();
-  });
+async function removeNode(path: string): Promise<void> {
+  const admin = await ZkAdmin.connect(zkConnect());
+  try {
+    await admin.remove(path);
+  } finally {
+    admin.close();
+  }
 }
 
 describe('a lock lost while the handler runs', () => {
