@@ -15,24 +15,13 @@ import { FaultProxy } from './support/fault-proxy';
 import { snapshotResources } from './support/resources';
 import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
+import { seededRandom as random } from '../support/seeded-random';
 
 const SEED = Number(process.env.WIRE_FAULT_SEED ?? Date.now() % 1_000_000);
 const SCHEDULES = Number(process.env.WIRE_FAULT_SCHEDULES ?? 200);
 const SESSION_MS = 600;
 const REQUEST_MS = 300;
 const PATH = '/wire-faults/lock';
-
-/** A seeded generator (mulberry32): the same seed, the same schedule. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const sequenceOf = (name: string): number => Number(name.slice(name.lastIndexOf('-') + 1));

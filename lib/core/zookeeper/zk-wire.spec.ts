@@ -13,6 +13,7 @@ import { OP, encodeCreate, encodeDelete, encodePathWatch, encodeSetData } from '
 import { EVENT_NAMES } from './jute-replies';
 import { ZOOKEEPER_CODES, codeName } from './error-codes';
 import { ACL } from './zk-client';
+import { seededRandom as random } from '../../../test/support/seeded-random';
 
 /** A socket the spec feeds: records writes, reads what `feed` gives it. */
 class StandInSocket extends EventEmitter {
@@ -189,18 +190,6 @@ async function run(chunks: (script: Buffer) => Buffer[]): Promise<string[]> {
   socket.feed(chunks(SCRIPT));
   wire.end();
   return log;
-}
-
-/** A seeded generator (mulberry32): the same seed, the same cuts. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** `data` cut at each of `offsets` (ascending). */
