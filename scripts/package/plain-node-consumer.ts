@@ -1,14 +1,13 @@
 /**
  * A plain-Node user of `nestjs-zookeeper-lock/core`: `npm i` of the tarball alone installs
- * node-zookeeper-client and its own dependencies, nothing of NestJS (every NestJS peer is
- * optional), and the core loads through require and import alike.
+ * nothing else (the library has no dependency of its own, and every NestJS peer is optional), and the core loads through require and import alike.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { npmInstall, run } from './npm';
 
-/** node-zookeeper-client 1.1.3 and what it depends on. */
-const EXPECTED = ['async', 'nestjs-zookeeper-lock', 'node-zookeeper-client', 'underscore'];
+/** The library alone: it has no dependency (the ZooKeeper wire is its own). */
+const EXPECTED = ['nestjs-zookeeper-lock'];
 
 const PROBE = `
 import { createRequire } from 'node:module';

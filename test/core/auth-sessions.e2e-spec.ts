@@ -167,7 +167,7 @@ describe('servers that start refusing the credentials while the client runs', ()
       await expect(locks.acquire('/locks/b', { waitTimeoutMs: 30_000 })).rejects.toBeInstanceOf(
         ZooKeeperAuthFailedError,
       );
-      // Every session of the client (4 by default) reconnects once and is refused: then none
+      // Every session of the client reconnects once and is refused: then none
       // tries again (within the 30 s session timeout, LOST only comes from the refusal).
       await eventually(
         'every session was refused',

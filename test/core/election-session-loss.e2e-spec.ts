@@ -26,7 +26,7 @@ describe('leadership and the session', () => {
     const ends: LeadershipEnd[] = [];
     election.on('notLeader', (end) => ends.push(end));
     const first = await election.whenLeader();
-    // The election's session: the one of the client's 4 (the default) its path hashes to.
+    // The election's session: the one of the client's sessions its path hashes to.
     const index = sessionIndexOf(path, client.sessions.length);
     const session = () => client.sessions[index].id;
     const sessionBefore = session();

@@ -42,7 +42,7 @@ describe('faults while a lock path is created', () => {
           () => zk.server.members[0].resume(),
         );
       } else {
-        process.nextTick(() => (this as any).client.connectionManager.socket?.destroy());
+        process.nextTick(() => (this as any).wire.dropSocket());
       }
       return sent;
     });

@@ -111,7 +111,7 @@ describe('multi-path lock', () => {
     await multi.release();
   });
 
-  // sessions 4 (the default): a and b are on different sessions, and only a's session expires;
+  // sessions 4: a and b are on different sessions, and only a's session expires;
   // sessions 1: the waiter on b is on the expired session too, and queues again on the next one.
   it.each([1, 4])(
     'a member lost while a later one is waited for fails the whole acquire with LockLostError, leaving no node (sessions: %i)',

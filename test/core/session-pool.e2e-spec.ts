@@ -48,7 +48,7 @@ function noMoreThan(baseline: Record<string, number>): boolean {
 /** The local port of session `index`'s socket: which of a proxy's connections is that session's. */
 function localPortOf(client: ZkLockClient, index: number): number {
   const member = (client as any).pool.members[index];
-  return member.current.client.connectionManager.socket.localPort;
+  return member.current.wire.localPort;
 }
 
 describe('a client with several sessions', () => {

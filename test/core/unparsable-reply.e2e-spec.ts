@@ -1,12 +1,12 @@
 /**
- * docs/design.md "The connection layer": a reply node-zookeeper-client cannot parse (here a
- * ReplyHeader whose err code is missing from its table) throws inside its socket data handler.
- * ZkSession's guard drops the socket instead of letting that crash the process; the session
- * reconnects (same session id).
- * The request that reply was for ends in doubt when its timeout passes (REQUEST_TIMEOUT); one
- * sent behind it ends in doubt at once (CONNECTION_LOSS).
- * A real ZooKeeper does not send such codes on demand, so a FakeZooKeeper sends one; the client
- * runs in a child process so a crash shows as its exit code.
+ * docs/design.md "The connection layer": a reply the wire cannot read (here a getData answered
+ * with a bare ReplyHeader, no data and no Stat) never crashes the process: the wire drops the
+ * connection and the session reconnects (same session id). The request that reply was for, and
+ * one sent behind it, end in doubt at once (CONNECTION_LOSS). An error code no ZooKeeper
+ * release defines is an answer like any other: its request fails with that code, not in doubt,
+ * and the connection stays.
+ * A real ZooKeeper sends neither on demand, so a FakeZooKeeper does; the client runs in a child
+ * process so a crash shows as its exit code.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ interface Run {
 }
 
 /** Runs fixtures/unparsable-reply-client.ts; kills it if it has not exited within 20 s. */
-function runClient(client: 'zk-session' | 'raw', connectionString: string): Promise<Run> {
+function runClient(connectionString: string, reconnect: boolean): Promise<Run> {
   const child = spawn(
     process.execPath,
     [
@@ -39,7 +39,7 @@ function runClient(client: 'zk-session' | 'raw', connectionString: string): Prom
         ...process.env,
         TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json'),
         ZK_CONNECT: connectionString,
-        CLIENT: client,
+        RECONNECT: reconnect ? '1' : '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -66,39 +66,29 @@ function reportOf(run: Run): UnparsableReplyReport {
   return JSON.parse(line.slice('REPORT '.length));
 }
 
-describe('a reply node-zookeeper-client cannot parse', () => {
+describe('a reply the wire cannot read', () => {
   let server: FakeZooKeeper;
 
   beforeEach(async () => {
-    server = await FakeZooKeeper.start(UNKNOWN_CODE);
+    server = await FakeZooKeeper.start(0); // success, without the payload a getData reply has
   });
 
   afterEach(() => server.close());
 
-  it('crashes a bare node-zookeeper-client (control: the fake server does trigger the throw)', async () => {
-    const run = await runClient('raw', server.connectionString);
+  it('drops the connection instead: no crash, same session reconnected, the requests in doubt', async () => {
+    const run = await runClient(server.connectionString, true);
 
-    expect(run.exit).not.toBe(0);
-    expect(run.stderr).toContain(`Unknown code: ${UNKNOWN_CODE}`);
-    expect(run.stdout).not.toContain('callback');
-    expect(server.requests).toEqual([{ connection: 1, xid: 0, type: GET_DATA, err: UNKNOWN_CODE }]);
-  });
-
-  it('drops the socket instead: no crash, same session reconnected, the request ends in doubt', async () => {
-    const run = await runClient('zk-session', server.connectionString);
-
-    expect(run.stderr).not.toContain('Unknown code');
     expect(run.exit).toBe(0);
     const report = reportOf(run);
     expect(report.poisoned).toEqual({
-      code: ZkCode.REQUEST_TIMEOUT,
+      code: ZkCode.CONNECTION_LOSS,
       inDoubt: true,
-      message: 'ZooKeeper getData "/unparsable" got no answer within 1500 ms',
+      message: 'ZooKeeper getData "/unparsable": CONNECTION_LOSS[-4]',
     });
     expect(report.behind).toEqual({
       code: ZkCode.CONNECTION_LOSS,
       inDoubt: true,
-      message: 'ZooKeeper getData "/behind": Exception: CONNECTION_LOSS[-4]',
+      message: 'ZooKeeper getData "/behind": CONNECTION_LOSS[-4]',
     });
     expect(report.idAfter).toBe(report.idBefore);
     expect(report.stateAfter).toBe('connected');
@@ -112,10 +102,45 @@ describe('a reply node-zookeeper-client cannot parse', () => {
       { requested: id, granted: id },
     ]);
     expect(server.requests).toEqual([
-      { connection: 1, xid: 0, type: GET_DATA, err: UNKNOWN_CODE },
+      { connection: 1, xid: 0, type: GET_DATA, err: 0 },
       { connection: 1, xid: 1, type: GET_DATA, err: ZkCode.NO_NODE }, // answered, never read
       { connection: 2, xid: 2, type: GET_DATA, err: ZkCode.NO_NODE },
       { connection: 2, xid: 3, type: CLOSE_SESSION, err: 0 },
+    ]);
+  });
+});
+
+describe('an error code no ZooKeeper release defines', () => {
+  let server: FakeZooKeeper;
+
+  beforeEach(async () => {
+    server = await FakeZooKeeper.start(UNKNOWN_CODE);
+  });
+
+  afterEach(() => server.close());
+
+  it('fails its request with that code, not in doubt; the connection stays', async () => {
+    const run = await runClient(server.connectionString, false);
+
+    expect(run.exit).toBe(0);
+    const report = reportOf(run);
+    expect(report.poisoned).toEqual({
+      code: UNKNOWN_CODE,
+      inDoubt: false,
+      message: `ZooKeeper getData "/unparsable": UNKNOWN_CODE[${UNKNOWN_CODE}]`,
+    });
+    expect(report.behind).toEqual({
+      code: ZkCode.NO_NODE,
+      inDoubt: false,
+      message: 'ZooKeeper getData "/behind": NO_NODE[-101]',
+    });
+    expect(report.events).toEqual(['connected', 'closed']);
+    expect(server.handshakes).toHaveLength(1);
+    expect(server.requests).toEqual([
+      { connection: 1, xid: 0, type: GET_DATA, err: UNKNOWN_CODE },
+      { connection: 1, xid: 1, type: GET_DATA, err: ZkCode.NO_NODE },
+      { connection: 1, xid: 2, type: GET_DATA, err: ZkCode.NO_NODE },
+      { connection: 1, xid: 3, type: CLOSE_SESSION, err: 0 },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) and
- * reconnects must not leave watch callbacks behind in node-zookeeper-client: 200 tries against a
+ * reconnects must not leave watch callbacks behind in the session's wire: 200 tries against a
  * long hold leave at most one callback on the watched node, no MaxListenersExceededWarning, and
  * the server's watch count on the file's root stays bounded; so do 10 reconnects of a waiting client.
  */
@@ -11,13 +11,12 @@ import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 /**
- * Callbacks node-zookeeper-client keeps for data watches on `path` (its internal emitter), in a
- * client of one session (option `sessions: 1`): its only member's.
+ * Callbacks the session's wire keeps for data watches on `path`, in a client of one session
+ * (option `sessions: 1`): its only member's.
  */
 function dataCallbacks(client: ZkLockClient, path: string): number {
   const session = (client as any).pool.members[0].current;
-  const watchers = session.client.connectionManager.watcherManager.dataWatchers[path];
-  return watchers ? watchers.listenerCount('notification') : 0;
+  return session.wire.watcherCount('data', path);
 }
 
 describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => {

@@ -61,7 +61,7 @@ describe('ZooKeeper stopped and restarted under a held lock', () => {
     server.members[0].start();
     await server.members[0].waitServing();
     await eventually('the holder is back to held', () => lock.state === 'held', LONG_SESSION_MS);
-    // The client is RECONNECTED once every one of its sessions (4 by default) is back.
+    // The client is RECONNECTED once every one of its sessions is back.
     await eventually('the client is back', () => locks.state === 'RECONNECTED', LONG_SESSION_MS);
 
     expect(lockStates).toEqual(['uncertain', 'held']);

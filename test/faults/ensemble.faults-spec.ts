@@ -24,11 +24,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const DEFAULT_SESSIONS = CLIENT_DEFAULTS.sessions;
 /** A figure's label suffix: the contenders' sessions, when not 1. */
 const pooled = (sessions: number | undefined): string =>
-  sessions === 1 ? '' : `, ${sessions ?? DEFAULT_SESSIONS} sessions each`;
-/** Scenarios run with 1 session and with the default. */
+  (sessions ?? DEFAULT_SESSIONS) === 1 ? '' : `, ${sessions ?? DEFAULT_SESSIONS} sessions each`;
+/** Scenarios run with the default (1 session) and with `sessions: 4`. */
 const SESSION_VARIANTS = [
-  ['1', 1],
   [`default ${DEFAULT_SESSIONS}`, undefined],
+  ['4', 4],
 ] as const;
 
 /**

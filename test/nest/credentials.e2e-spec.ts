@@ -105,8 +105,14 @@ describe('credentials in a running NestJS application', () => {
   beforeAll(async () => {
     server = await ZooKeeperServer.start();
     // A long session: the restart below is a reconnect of the same session even when slow.
+    // Four sessions: each one's reconnect is logged, naming it.
     app = await bootApp(
-      { connectionString: server.connectionString, namespace, sessionTimeoutMs: 30_000 },
+      {
+        connectionString: server.connectionString,
+        namespace,
+        sessionTimeoutMs: 30_000,
+        sessions: 4,
+      },
       logger,
     );
     owner = await ZkAdmin.connect(server.connectionString, 15_000, [CREDENTIALS]);
@@ -143,7 +149,7 @@ describe('credentials in a running NestJS application', () => {
     await server.members[0].waitServing();
     await eventually(
       'reconnected is logged for every session',
-      // The client's default 4 sessions: each says it reconnected ("Session 0 (...) reconnected").
+      // The client's 4 sessions: each says it reconnected ("Session 0 (...) reconnected").
       () => {
         const back = logger.lines.map((l) => /Session (\d+) .*reconnected to ZooKeeper/.exec(l));
         return new Set(back.flatMap((m) => (m ? [m[1]] : []))).size === 4;

@@ -36,6 +36,7 @@ describe('health indicator and ZooKeeper outage', () => {
         ZkLockModule.forRoot({
           connectionString: server.connectionString,
           namespace: testNamespace('health'),
+          sessions: 4, // several sessions: the health check lists each
           sessionTimeoutMs: 2000,
           requestTimeoutMs: 1000,
           connectTimeoutMs: 1000,
@@ -63,7 +64,7 @@ describe('health indicator and ZooKeeper outage', () => {
       status: 'up',
       state: 'CONNECTED',
       connectionString: server.connectionString,
-      // The client's sessions (option sessions, 4 by default), each with its own state.
+      // The client's sessions (option sessions: 4 here), each with its own state.
       sessions: [0, 1, 2, 3].map((index) => ({
         index,
         id: expect.any(String),

@@ -13,7 +13,7 @@ export const CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
   parentCleanupDelayMs: 2_000,
   maxNodesPerPath: 2,
-  sessions: 4,
+  sessions: 1,
   maxWaitersPerPath: 1_000,
   maxWaiters: 10_000,
 } as const;
@@ -30,9 +30,9 @@ const WAITER_CAPS = ['maxWaitersPerPath', 'maxWaiters'] as const;
 /**
  * Most sessions one client may keep (option `sessions`): each is a connection to a server, and a
  * server refuses one client IP address's connections beyond its maxClientCnxns (60 by default).
- * 16 leaves room for three such clients per host (48) and the host's other ZooKeeper clients; the
- * throughput measured grows most from 1 to 4 sessions, hence the default of 4 (docs/design.md
- * "Sessions as a pool").
+ * 16 leaves room for three such clients per host (48) and the host's other ZooKeeper clients. The
+ * default is 1, as every ZooKeeper client opens; the throughput of many paths at once grows most
+ * from 1 to 4 sessions (docs/design.md "Sessions as a pool").
  */
 export const MAX_SESSIONS = 16;
 

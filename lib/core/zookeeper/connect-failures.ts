@@ -1,5 +1,6 @@
 /** Owns why connecting failed: the last failure of a plain or TLS attempt, and refusals. */
 import type { ConnectFailure } from '../errors';
+import type { ZkServerAddress } from './zk-client';
 
 /**
  * Why the last connection attempt failed (TLS or plain), until a session is connected, and
@@ -45,7 +46,7 @@ export class ConnectFailures {
 /**
  * Why a plain TCP connection to a ZooKeeper server failed, and what to change: a name DNS does
  * not know and a refused connection are different faults, and a wait that ends without a
- * session says which (issue #19 §6). TLS connections are described by tls-connect.ts.
+ * session says which. TLS connections are described by describeTlsFailure.
  */
 export function describeSocketFailure(err: Error & SocketErrorFields): ConnectFailure {
   const code = err.code ?? 'no code';
@@ -76,4 +77,92 @@ interface SocketErrorFields {
   hostname?: string;
   address?: string;
   port?: number;
+}
+
+const UNTRUSTED_SERVER = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/**
+ * A certificate check failed, on either side: trying the same server again cannot succeed until
+ * its certificate or our tls options change (a refused connection or a reset might).
+ */
+export function refusedForGood(err: { code?: string }): boolean {
+  const code = err.code ?? '';
+  return (
+    UNTRUSTED_SERVER.has(code) ||
+    code === 'CERT_HAS_EXPIRED' ||
+    code === 'CERT_NOT_YET_VALID' ||
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID' ||
+    (code.startsWith('ERR_SSL_') && code.includes('ALERT'))
+  );
+}
+
+/**
+ * What a socket error on a TLS connection means, and what to change. Node reports certificate
+ * checks of the server by OpenSSL's verify code, and a refusal by the server (e.g. of our client
+ * certificate under `ssl.clientAuth=need`) as an `ERR_SSL_..._ALERT_...` code.
+ */
+export function describeTlsFailure(
+  err: Error & { code?: string },
+  server: ZkServerAddress,
+  secured: boolean,
+): ConnectFailure {
+  const at = `${server.host}:${server.port}`;
+  const code = err.code ?? 'no code';
+  const what = `${code}: ${firstLine(err.message)}`;
+  if (UNTRUSTED_SERVER.has(code)) {
+    return {
+      reason: `TLS: the certificate of ZooKeeper server ${at} is not trusted (${what})`,
+      hint: "Set tls.ca to the CA certificate (PEM) that signed the servers' certificates",
+      cause: err,
+    };
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return {
+      reason: `TLS: the certificate of ZooKeeper server ${at} is not valid now (${what})`,
+      hint: "Renew the server's certificate (ssl.keyStore), or fix the clocks",
+      cause: err,
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return {
+      reason: `TLS: the certificate of ZooKeeper server ${at} does not name "${server.host}" (${what})`,
+      hint: "Connect by a name the certificate's subjectAltName lists, or set tls.servername",
+      cause: err,
+    };
+  }
+  if (code.startsWith('ERR_SSL_') && code.includes('ALERT')) {
+    return {
+      reason: `TLS: ZooKeeper server ${at} refused the handshake (${what})`,
+      hint:
+        'The server checks client certificates (ssl.clientAuth): set tls.cert and tls.key to a ' +
+        "certificate signed by a CA in the servers' ssl.trustStore",
+      cause: err,
+    };
+  }
+  if (!secured) {
+    return {
+      reason: `TLS: the connection to ${at} failed before the handshake completed (${what})`,
+      hint:
+        "Check that this is the servers' secureClientPort (a plain clientPort does not speak " +
+        'TLS) and that the servers are running',
+      cause: err,
+    };
+  }
+  return {
+    reason: `TLS: the connection to ZooKeeper server ${at} failed (${what})`,
+    hint: 'Check the servers and their ssl.* settings',
+    cause: err,
+  };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0].trim();
 }

@@ -7,7 +7,7 @@ interface PathWatch {
 }
 
 /**
- * node-zookeeper-client keeps every callback it is given until the node changes, so many
+ * The wire keeps every callback it is given until the node changes, so many
  * waiters on one node (tries that gave up, timed-out waiters) would pile up there. The session
  * registers one dispatcher per path instead; the watchers join it and leave it here.
  */

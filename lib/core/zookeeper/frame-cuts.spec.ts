@@ -6,15 +6,17 @@
  * And how requests are numbered once a session has sent 2^31-2 of them, and which are too long
  * to be written at all.
  *
- * Only `Wire` below knows how the connection is built (node-zookeeper-client with nzc-patch.ts,
- * on sockets the test opens and feeds); the cases speak of sockets, bytes and answers.
+ * Only `Wire` below knows how the connection is built (ZkWire and SessionRequests, on sockets
+ * the test opens and feeds); the cases speak of sockets, bytes and answers.
  */
 import { EventEmitter } from 'node:events';
-import { CM_STATES, patchConnectionManager, startXidsAt } from './nzc-patch';
-import { ACL, createClient } from './zk-client';
-import type { Client, WatcherEvent } from './zk-client';
+import type { Socket } from 'node:net';
+import { ACL } from './zk-client';
+import type { Watcher, WatcherEvent } from './zk-client';
 import { SessionRequests } from './session-requests';
-import { AclEntry, MAX_REQUEST_BYTES, encodeCreate } from './jute-requests';
+import { AclEntry, MAX_REQUEST_BYTES, OP, encodeCreate, encodePathWatch } from './jute-requests';
+import { ZkWire } from './zk-wire';
+import { ZkCredentials } from './zk-credentials';
 import { InvalidLockOptionsError } from '../errors';
 import { ZkRequestError } from './zk-errors';
 
@@ -67,12 +69,21 @@ class TestSocket extends EventEmitter {
   readonly written: Buffer[] = [];
   destroyed = false;
   writableCorked = 0;
+  private closed = false;
   write(chunk: Buffer): boolean {
     this.written.push(Buffer.from(chunk));
     return true;
   }
+  /** Destroyed by the wire: its 'close' comes a tick later, as a real socket's. */
   destroy(): void {
     this.destroyed = true;
+    process.nextTick(() => this.close());
+  }
+  /** Its 'close' event, once. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close', true);
   }
   cork(): void {
     this.writableCorked++;
@@ -84,47 +95,67 @@ class TestSocket extends EventEmitter {
   setNoDelay(): void {}
 }
 
+const SERVER = { host: '127.0.0.1', port: 2181 };
+
 /**
- * One client's connection, its sockets opened, fed and dropped by the test (no network): the
- * client never opens a socket of its own.
+ * One session's wire, its sockets opened, fed and dropped by the test (no network): the wire
+ * never opens a socket of its own (mayConnect is false; open() opens one).
  */
 class Wire {
-  readonly client: Client;
+  readonly zk: ZkWire;
   readonly requests: SessionRequests;
-  readonly undecodable: Buffer[] = [];
   answers = 0;
   private socket?: TestSocket;
-  private readonly cm: any;
+  /** exists with a watch, as a client's: a data watch when the node exists (ZooKeeper's rule). */
+  readonly client = {
+    exists: (
+      path: string,
+      watcher: Watcher | undefined,
+      cb: (err: unknown, stat?: unknown) => void,
+    ) => {
+      const frame = encodePathWatch(0, OP.EXISTS, path, !!watcher);
+      this.zk.request(OP.EXISTS, frame, (err, payload) => {
+        const stat = err ? undefined : (payload as { stat: unknown }).stat;
+        if (watcher && !err) this.zk.watch('data', path, watcher);
+        cb(err, stat);
+      });
+    },
+    getSessionId: (): Buffer => this.zk.sessionCredentials().id,
+  };
 
   constructor() {
-    this.client = createClient('127.0.0.1:2181', { sessionTimeout: ASKED_MS, retries: 0 });
-    this.cm = this.client.connectionManager;
-    patchConnectionManager(this.cm, {
-      primeConnection: () => [],
-      socketFailed: () => undefined,
-      answered: () => void this.answers++,
-      undecodable: (frames) => void this.undecodable.push(frames),
-      mayConnect: () => false, // the test opens every socket itself (open())
-      mayOpenSocket: () => false,
-      socketConnected: () => undefined,
-      socketClosedForGood: () => undefined,
+    this.zk = new ZkWire({
+      target: { servers: [SERVER] },
+      sessionTimeoutMs: ASKED_MS,
+      credentials: ZkCredentials.none,
+      openSocket: () => {
+        this.socket = new TestSocket();
+        return this.socket as unknown as Socket;
+      },
+      handlers: {
+        connected: () => undefined,
+        disconnected: () => undefined,
+        expired: () => undefined,
+        authFailed: () => undefined,
+        answered: () => void this.answers++,
+        socketFailed: () => undefined,
+        mayConnect: () => false, // the test opens every socket itself (open())
+        ended: () => undefined,
+      },
     });
     this.requests = new SessionRequests({
       timeoutMs: 60_000,
-      client: this.client,
+      wire: this.zk,
       acl: ACL.OPEN_ACL_UNSAFE as AclEntry[],
       gone: (op, path) => new ZkRequestError(-112, op, path),
       authFailure: () => undefined,
     });
   }
 
-  /** A new socket connects: the client writes its ConnectRequest on it. */
+  /** A new socket connects: the wire writes its ConnectRequest on it. */
   open(): void {
-    const socket = new TestSocket();
-    this.socket = socket;
-    this.cm.socket = socket;
-    this.cm.setState(CM_STATES.CONNECTING);
-    this.cm.onSocketConnected();
+    (this.zk as unknown as { open(server: typeof SERVER): void }).open(SERVER);
+    this.socket!.emit('connect');
   }
 
   /** The session id the last ConnectRequest asked to resume. */
@@ -134,13 +165,13 @@ class Wire {
 
   /** Bytes arrive on the current socket. */
   read(bytes: Buffer): void {
-    this.cm.onSocketData(bytes);
+    this.socket!.emit('data', bytes);
   }
 
   /** The current socket is dropped (reset by a peer, or closed by the client). */
   drop(): void {
-    this.socket!.destroy();
-    this.cm.onSocketClosed(true);
+    this.socket!.destroyed = true;
+    this.socket!.close();
   }
 
   /** How many frames were written on the current socket. */
@@ -155,18 +186,18 @@ class Wire {
   }
 
   get connected(): boolean {
-    return this.client.getState().name === 'SYNC_CONNECTED';
+    return this.zk.connected;
   }
 
   /** The next request is numbered `xid`. */
   startXidsAt(xid: number): void {
-    startXidsAt(this.cm, xid);
+    this.zk.startXidsAt(xid);
   }
 
-  /** The session as the client sees it now. */
+  /** The session as the wire sees it now. */
   get session(): { connected: boolean; id: Buffer; timeoutMs: number } {
-    const { connected, client } = this;
-    return { connected, id: client.getSessionId(), timeoutMs: client.getSessionTimeout() };
+    const { connected, zk } = this;
+    return { connected, id: zk.sessionCredentials().id, timeoutMs: zk.negotiatedTimeoutMs };
   }
 
   /** A connected session: a socket opened and its ConnectResponse read. */
@@ -180,7 +211,7 @@ class Wire {
 
   end(): void {
     this.requests.idle();
-    this.cm.state = CM_STATES.CLOSED;
+    this.zk.end();
   }
 }
 

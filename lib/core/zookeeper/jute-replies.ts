@@ -1,15 +1,16 @@
-/** Owns our jute decoding of the replies to the requests jute-requests.ts encodes. */
-import { OP } from './jute-requests';
+/** Owns our jute decoding of every frame a server sends: handshake, replies, notifications. */
+import { type AclEntry, OP } from './jute-requests';
 import type { Stat } from './zk-client';
 
 /**
- * A reply's payload as node-zookeeper-client 1.1.3 decodes it for the same request (its field
- * names; a long as an 8-byte Buffer of its own; a null string, buffer or vector as undefined),
- * read straight from the frame: no record objects, no schema walk (issue #24 §2).
+ * A reply's payload (ZooKeeper's field names; a long as an 8-byte Buffer of its own; a null
+ * string, buffer or vector as undefined), read straight from the frame: no record objects.
  */
 export type ReplyPayload =
   | null
   | { path: string | undefined }
+  | { stat: FullStat }
+  | { acl: AclEntry[]; stat: FullStat }
   | { children: string[] | undefined; stat: FullStat }
   | { data: Buffer | undefined; stat: FullStat };
 
@@ -22,23 +23,26 @@ export interface FullStat extends Stat {
   pzxid: Buffer;
 }
 
-/** The request types whose replies decodeReply reads; any other is left to the client. */
-export function decodesReplyOf(type: number): boolean {
-  return (
-    type === OP.CREATE ||
-    type === OP.CREATE_CONTAINER ||
-    type === OP.DELETE ||
-    type === OP.GET_CHILDREN2 ||
-    type === OP.GET_DATA
-  );
-}
-
 /** Where a reply's payload starts: length, then the ReplyHeader (xid, zxid, err). */
 export const REPLY_PAYLOAD_OFFSET = 4 + 4 + 8 + 4;
 
+/** A reply frame's ReplyHeader: the xid it answers, the zxid, the error code. */
+export interface ReplyHeader {
+  xid: number;
+  zxid: Buffer;
+  err: number;
+}
+
+/** The ReplyHeader of a complete `frame`; RangeError if the frame is too short for one. */
+export function decodeReplyHeader(frame: Buffer): ReplyHeader {
+  if (frame.length < REPLY_PAYLOAD_OFFSET) throw new RangeError('frame ends inside its header');
+  return { xid: frame.readInt32BE(4), zxid: frame.subarray(8, 16), err: frame.readInt32BE(16) };
+}
+
 /**
- * The payload of a successful reply to request `type` (one decodesReplyOf takes), from the
- * complete `frame`. A path the server sends under the connection's `chroot` is given without it.
+ * The payload of a successful reply to request `type`, from the complete `frame`. A path the
+ * server sends under the connection's `chroot` is given without it. RangeError when the frame
+ * ends before its payload does.
  */
 export function decodeReply(type: number, frame: Buffer, chroot?: string): ReplyPayload {
   const reader = new Reader(frame, REPLY_PAYLOAD_OFFSET);
@@ -54,14 +58,73 @@ export function decodeReply(type: number, frame: Buffer, chroot?: string): Reply
       const data = reader.bytes();
       return { data, stat: reader.stat() };
     }
+    case OP.GET_ACL: {
+      const acl = reader.acls();
+      return { acl, stat: reader.stat() };
+    }
+    case OP.EXISTS:
+    case OP.SET_DATA:
+      return { stat: reader.stat() };
     default:
-      return null; // DELETE: no payload
+      return null; // delete, closeSession, setWatches: no payload
   }
+}
+
+/** The ConnectResponse: the session granted (timeout 0: the session asked for is expired). */
+export interface ConnectResponse {
+  protocolVersion: number;
+  timeoutMs: number;
+  sessionId: Buffer;
+  password: Buffer;
+  readOnly: boolean;
+}
+
+/**
+ * The handshake's answer, from its own complete frame (length included). Servers before 3.4
+ * send no readOnly byte: read as false. RangeError when the frame ends inside a field.
+ */
+export function decodeConnectResponse(frame: Buffer): ConnectResponse {
+  const reader = new Reader(frame, 4);
+  const protocolVersion = reader.int();
+  const timeoutMs = reader.int();
+  const sessionId = reader.long();
+  const password = reader.bytes() ?? Buffer.alloc(0);
+  const readOnly = reader.remaining() > 0 ? reader.bool() : false;
+  return { protocolVersion, timeoutMs, sessionId, password, readOnly };
+}
+
+/** ZooKeeper's watch event types (Watcher.Event.EventType), by name. */
+export const EVENT_NAMES: Readonly<Record<number, string>> = {
+  [-1]: 'NONE',
+  1: 'NODE_CREATED',
+  2: 'NODE_DELETED',
+  3: 'NODE_DATA_CHANGED',
+  4: 'NODE_CHILDREN_CHANGED',
+  5: 'DATA_WATCH_REMOVED',
+  6: 'CHILD_WATCH_REMOVED',
+  7: 'PERSISTENT_WATCH_REMOVED',
+};
+
+/** A notification's WatcherEvent (after its ReplyHeader): type, keeper state, path. */
+export interface Notification {
+  type: number;
+  state: number;
+  path: string;
+}
+
+/** The WatcherEvent of a notification frame, its path without the chroot. */
+export function decodeNotification(frame: Buffer, chroot?: string): Notification {
+  const reader = new Reader(frame, REPLY_PAYLOAD_OFFSET);
+  const type = reader.int();
+  const state = reader.int();
+  const path = withoutChroot(reader.string(), chroot) ?? '';
+  return { type, state, path };
 }
 
 function withoutChroot(path: string | undefined, chroot: string | undefined): string | undefined {
   if (!chroot || path === undefined) return path;
-  return path === chroot ? '/' : path.substring(chroot.length);
+  if (path === chroot) return '/';
+  return path.startsWith(chroot + '/') ? path.substring(chroot.length) : path;
 }
 
 /** Reads jute fields one after the other; a field past the frame's end throws RangeError. */
@@ -75,6 +138,15 @@ class Reader {
     const value = this.frame.readInt32BE(this.at);
     this.at += 4;
     return value;
+  }
+
+  bool(): boolean {
+    if (this.at >= this.frame.length) throw new RangeError('reply ends inside a bool');
+    return this.frame[this.at++] !== 0;
+  }
+
+  remaining(): number {
+    return this.frame.length - this.at;
   }
 
   long(): Buffer {
@@ -97,9 +169,24 @@ class Reader {
   strings(): string[] | undefined {
     const count = this.int();
     if (count === -1) return undefined;
+    if (count < 0 || count * 4 > this.remaining())
+      throw new RangeError('reply ends inside a vector');
     const values: string[] = [];
     for (let i = 0; i < count; i++) values.push(this.string() as string);
     return values;
+  }
+
+  acls(): AclEntry[] {
+    const count = this.int();
+    if (count < 0 || count * 12 > this.remaining())
+      throw new RangeError('reply ends inside a vector');
+    const acl: AclEntry[] = [];
+    for (let i = 0; i < count; i++) {
+      const permission = this.int();
+      const scheme = this.string() ?? '';
+      acl.push({ permission, id: { scheme, id: this.string() ?? '' } });
+    }
+    return acl;
   }
 
   bytes(): Buffer | undefined {

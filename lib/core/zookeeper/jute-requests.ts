@@ -1,4 +1,4 @@
-/** Owns our jute encoding of the requests the engine sends: one Buffer each, no records. */
+/** Owns our jute encoding of every frame the client writes: one Buffer each, no records. */
 
 /** ZooKeeper's op codes (org.apache.zookeeper.ZooDefs.OpCode) of the requests encoded here. */
 export const OP = {
@@ -7,11 +7,16 @@ export const OP = {
   EXISTS: 3,
   GET_DATA: 4,
   SET_DATA: 5,
+  PING: 11,
   CHECK: 13,
   GET_CHILDREN2: 12,
   MULTI: 14,
   /** create with a CONTAINER node's flag; its reply is create2's (path, Stat). */
   CREATE_CONTAINER: 19,
+  GET_ACL: 6,
+  AUTH: 100,
+  SET_WATCHES: 101,
+  CLOSE_SESSION: -11,
 } as const;
 
 /**
@@ -31,7 +36,18 @@ export const MAX_REQUEST_BYTES = 0xfffff;
  */
 export const CONTAINER = 4;
 
-/** An ACL entry as node-zookeeper-client's ACL objects carry it. */
+/** The xids ZooKeeper reserves (ClientCnxn): frames that answer no numbered request. */
+export const XID = {
+  NOTIFICATION: -1,
+  PING: -2,
+  AUTH: -4,
+  SET_WATCHES: -8,
+} as const;
+
+/** Where a request frame's xid is: behind its int32 length (the RequestHeader comes first). */
+export const XID_OFFSET = 4;
+
+/** An ACL entry (ZooKeeper's ACL record: permissions, then the id's scheme and id). */
 export interface AclEntry {
   permission: number;
   id: { scheme: string; id: string };
@@ -60,12 +76,27 @@ class Frame {
   readonly buffer: Buffer;
   private at = 0;
 
-  /** A frame for a request of `bodySize` bytes: length, then the header (xid, type). */
-  constructor(bodySize: number, xid: number, type: number) {
-    this.buffer = Buffer.allocUnsafe(4 + 8 + bodySize);
-    this.int(8 + bodySize)
-      .int(xid)
-      .int(type);
+  /**
+   * A frame for a request of `bodySize` bytes: length, then the header (xid, type); without a
+   * type, a frame with no header (the ConnectRequest).
+   */
+  constructor(bodySize: number, xid: number, type?: number) {
+    const headerSize = type === undefined ? 0 : 8;
+    this.buffer = Buffer.allocUnsafe(4 + headerSize + bodySize);
+    this.int(headerSize + bodySize);
+    if (type !== undefined) this.int(xid).int(type);
+  }
+
+  /** A long given as its 8 big-endian bytes. */
+  long(value: Buffer): this {
+    this.at += value.copy(this.buffer, this.at, 0, 8);
+    return this;
+  }
+
+  strings(values: readonly string[]): this {
+    this.int(values.length);
+    for (const value of values) this.string(value);
+    return this;
   }
 
   int(value: number): this {
@@ -151,4 +182,90 @@ function opSize(op: MultiOp): number {
   if (op.type === OP.CREATE) return path + bufferSize(op.data) + aclSize(op.acl) + 4;
   if (op.type === OP.SET_DATA) return path + bufferSize(op.data) + 4;
   return path + 4;
+}
+
+/** A setData: path, data, expected version. */
+export function encodeSetData(xid: number, path: string, data: Buffer, version: number): Buffer {
+  const size = stringSize(path) + bufferSize(data) + 4;
+  return new Frame(size, xid, OP.SET_DATA).string(path).bytes(data).int(version).buffer;
+}
+
+/** A request with a header and no body (ping, closeSession). */
+export function encodeHeaderOnly(xid: number, type: number): Buffer {
+  return new Frame(0, xid, type).buffer;
+}
+
+/** What a ConnectRequest carries: the last zxid seen, the timeout asked, the session to resume. */
+export interface ConnectRequest {
+  lastZxidSeen: Buffer;
+  timeoutMs: number;
+  sessionId: Buffer;
+  password: Buffer;
+}
+
+/**
+ * The handshake's first frame (no RequestHeader): protocolVersion 0, lastZxidSeen, timeOut,
+ * sessionId, passwd, readOnly false (this client never takes a read-only session).
+ */
+export function encodeConnect(request: ConnectRequest): Buffer {
+  const size = 4 + 8 + 4 + 8 + bufferSize(request.password) + 1;
+  return new Frame(size, 0)
+    .int(0)
+    .long(request.lastZxidSeen)
+    .int(request.timeoutMs)
+    .long(request.sessionId)
+    .bytes(request.password)
+    .bool(false).buffer;
+}
+
+/** An AuthPacket (xid -4): type 0, scheme, the credentials' bytes. */
+export function encodeAuth(scheme: string, auth: Buffer): Buffer {
+  const size = 4 + stringSize(scheme) + bufferSize(auth);
+  return new Frame(size, XID.AUTH, OP.AUTH).int(0).string(scheme).bytes(auth).buffer;
+}
+
+/** The watches a SetWatches frame re-registers (paths as sent: under the chroot). */
+export interface WatchPaths {
+  data: readonly string[];
+  exist: readonly string[];
+  child: readonly string[];
+}
+
+/**
+ * SetWatches frames (xid -8) re-registering `watches` relative to `relativeZxid`, each frame at
+ * most `maxBytes` of paths (the Java client's 128 KB), so a session with many watches never
+ * writes a frame the server refuses.
+ */
+export function encodeSetWatches(
+  relativeZxid: Buffer,
+  watches: WatchPaths,
+  maxBytes = 128 * 1024,
+): Buffer[] {
+  const frames: Buffer[] = [];
+  const kinds = ['data', 'exist', 'child'] as const;
+  let batch: Record<(typeof kinds)[number], string[]> = { data: [], exist: [], child: [] };
+  let bytes = 0;
+  const flush = (): void => {
+    const size =
+      8 + kinds.reduce((n, k) => n + 4 + batch[k].reduce((m, p) => m + stringSize(p), 0), 0);
+    const frame = new Frame(size, XID.SET_WATCHES, OP.SET_WATCHES).long(relativeZxid);
+    for (const kind of kinds) frame.strings(batch[kind]);
+    frames.push(frame.buffer);
+    batch = { data: [], exist: [], child: [] };
+    bytes = 0;
+  };
+  for (const kind of kinds) {
+    for (const path of watches[kind]) {
+      if (bytes > 0 && bytes + stringSize(path) > maxBytes) flush();
+      batch[kind].push(path);
+      bytes += stringSize(path);
+    }
+  }
+  if (bytes > 0) flush();
+  return frames;
+}
+
+/** A getACL: the path. */
+export function encodeGetAcl(xid: number, path: string): Buffer {
+  return new Frame(stringSize(path), xid, OP.GET_ACL).string(path).buffer;
 }

@@ -12,16 +12,15 @@ export interface SessionClockHandlers {
    */
   onStall(): void;
   /**
-   * Connected, but no answer for half the session timeout: send a request. node-zookeeper-client
-   * pings only when the socket is idle both ways, and watch notifications (which prove nothing)
-   * keep it busy.
+   * Connected, but no answer for half the session timeout: send a request, whose answer (or its
+   * absence) tells more than waiting for the next ping.
    */
   onQuiet(): void;
 }
 
 /**
- * Our own view of the session's liveness. node-zookeeper-client only pings when idle and never
- * notices missing replies, and never learns of expiry while partitioned. The Java client's rules:
+ * Our own view of the session's liveness: the wire never decides a session is gone on its own
+ * (a partitioned client hears nothing of its expiry). The Java client's rules:
  * read timeout = 2/3 of the session timeout; the session is surely gone once a full session
  * timeout has passed since the server was last heard. Within 2/3 of it (the safe window) the
  * server cannot have expired us yet: only then may a lock be granted or trusted

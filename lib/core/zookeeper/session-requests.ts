@@ -1,10 +1,11 @@
 /** Owns a session's requests: each built, sent, given a deadline, and answered once. */
 import { InvalidLockOptionsError, type ZooKeeperAuthFailedError } from '../errors';
-import * as zookeeper from './zk-client';
-import type { ZkRequestError } from './zk-errors';
-import { chrootOf, corkRequests, queueRequest, registerWatcher } from './nzc-patch';
-import { RequestDeadlines } from './request-deadlines';
+import { Stat, Watcher, validatePath } from './zk-client';
+import { type ZkRequestError, isNoNode } from './zk-errors';
+import type { ZkWire } from './zk-wire';
+import type { ReplyPayload } from './jute-replies';
 import type { RoundTrips } from './round-trips';
+import { RequestDeadlines } from './request-deadlines';
 import { RequestErrors } from './request-errors';
 import {
   AclEntry,
@@ -13,7 +14,9 @@ import {
   createOpOf,
   encodeCreate,
   encodeDelete,
+  encodeGetAcl,
   encodePathWatch,
+  encodeSetData,
 } from './jute-requests';
 
 export interface Listing {
@@ -29,8 +32,10 @@ export interface Listing {
 /** What the requests are given by the session they belong to. */
 export interface RequestsOptions {
   timeoutMs: number;
-  /** The client whose connection manager the requests are written to. */
-  client: zookeeper.Client;
+  /** The wire the requests are written to. */
+  wire: ZkWire;
+  /** The connection string's chroot, prefixed to every path sent. */
+  chroot?: string;
   /** The ACL of every node created (ZkCredentials.aclList). */
   acl: readonly AclEntry[];
   /** The error for a request once the session takes none (see refuseAll). */
@@ -41,12 +46,9 @@ export interface RequestsOptions {
   roundTrips?: RoundTrips;
 }
 
-/** node-zookeeper-client's callback shape, with the reply gathered into one value. */
-type Start<T> = (cb: (err: any, value: T) => void) => void;
-
 /**
  * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError, thrown before it is
- * queued. The options and arguments that make up a frame are checked earlier against limits of
+ * sent. The options and arguments that make up a frame are checked earlier against limits of
  * their own (a lock path, nodeData, a participant id); this catches what they add up to.
  */
 function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
@@ -62,44 +64,35 @@ function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
 }
 
 /**
- * Every request is built here (the client's own checks, then our jute encoding), gets a deadline
- * (node-zookeeper-client has none) and one answer (a reply, an error we can act on, or
- * REQUEST_TIMEOUT); requests issued together leave in one write (nzc-patch.ts, corkRequests).
+ * Every request is built here (the path's check, then our jute encoding), gets a deadline and
+ * one answer (a reply, an error we can act on, or REQUEST_TIMEOUT); requests issued together
+ * leave in one write (ZkWire).
  */
 export class SessionRequests {
-  private readonly cm: unknown;
-  /** The connection string's chroot, prefixed to every path we encode. */
-  private readonly chroot: string | undefined;
   private readonly deadlines: RequestDeadlines;
   private readonly errors: RequestErrors;
   private refusing = false;
 
   constructor(private readonly options: RequestsOptions) {
-    this.cm = options.client.connectionManager;
-    this.chroot = chrootOf(this.cm);
     this.deadlines = new RequestDeadlines(options.timeoutMs);
     this.errors = new RequestErrors(options.timeoutMs, options.authFailure);
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
-    return this.send('create', path, createOpOf(mode), encode, (r) => r.payload.path);
+    return this.send('create', path, createOpOf(mode), encode, (r) => (r as { path: string }).path);
   }
 
-  /** Writes `data` to `path` if the node is still at `version` (the client's own request). */
-  setData(path: string, data: Buffer, version: number): Promise<void> {
-    return this.request('setData', path, (cb) => {
-      corkRequests(this.cm);
-      this.options.client.setData(path, data, version, cb);
-    });
+  /** Writes `data` to `path` if the node is still at `version`; the node's new Stat. */
+  setData(path: string, data: Buffer, version: number): Promise<Stat> {
+    const encode = (): Buffer => encodeSetData(0, this.fullPath(path), data, version);
+    return this.send('setData', path, OP.SET_DATA, encode, (r) => (r as { stat: Stat }).stat);
   }
 
-  /** The ACL of `path`, as the server stores it (the client's own request). */
+  /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
-    return this.request('getACL', path, (cb) => {
-      corkRequests(this.cm);
-      this.options.client.getACL(path, (err, acls) => cb(err, acls ?? []));
-    });
+    const encode = (): Buffer => encodeGetAcl(0, this.fullPath(path));
+    return this.send('getACL', path, OP.GET_ACL, encode, (r) => (r as { acl: AclEntry[] }).acl);
   }
 
   remove(path: string, version: number): Promise<void> {
@@ -107,8 +100,21 @@ export class SessionRequests {
     return this.send('delete', path, OP.DELETE, encode, () => undefined);
   }
 
-  async getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
-    const { children, stat } = await this.read<{ children: string[]; stat: zookeeper.Stat }>(
+  /**
+   * exists('/') with no deadline: true once the server answers it (any answer, a missing chroot
+   * node too), false when its connection drops first. Its answer proves the server has the
+   * session (docs/design.md 'What "holding" means, and when it ends'); one at a time is enough.
+   */
+  probe(): Promise<boolean> {
+    if (this.refusing) return Promise.resolve(false);
+    const frame = encodePathWatch(0, OP.EXISTS, this.fullPath('/'), false);
+    return new Promise((resolve) =>
+      this.options.wire.request(OP.EXISTS, frame, (err) => resolve(!err || isNoNode(err))),
+    );
+  }
+
+  async getChildren(path: string, watcher?: Watcher): Promise<Listing> {
+    const { children, stat } = await this.read<{ children: string[]; stat: Stat }>(
       'getChildren',
       OP.GET_CHILDREN2,
       path,
@@ -122,10 +128,7 @@ export class SessionRequests {
     };
   }
 
-  getData(
-    path: string,
-    watcher?: zookeeper.Watcher,
-  ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
+  getData(path: string, watcher?: Watcher): Promise<{ data: Buffer | null; stat: Stat }> {
     return this.read('getData', OP.GET_DATA, path, watcher);
   }
 
@@ -139,77 +142,57 @@ export class SessionRequests {
     this.deadlines.idle();
   }
 
-  /** The client could not decode `frames` (see RequestErrors.noteUndecodable). */
-  noteUndecodable(frames: Buffer): void {
-    this.errors.noteUndecodable(frames);
-  }
-
   /** getChildren2 or getData: the decoded payload; a watcher registered once it succeeded. */
   private read<T>(
     op: 'getChildren' | 'getData',
     type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA,
     path: string,
-    watcher: zookeeper.Watcher | undefined,
+    watcher: Watcher | undefined,
   ): Promise<T> {
     const encode = (): Buffer => encodePathWatch(0, type, this.fullPath(path), !!watcher);
     return this.send(op, path, type, encode, (r) => {
-      if (watcher) registerWatcher(this.cm, op === 'getData' ? 'data' : 'child', path, watcher);
-      const { children, data, stat } = r.payload;
+      if (watcher) this.options.wire.watch(op === 'getData' ? 'data' : 'child', path, watcher);
+      const { children, data, stat } = r as { children?: string[]; data?: Buffer; stat: Stat };
       return (op === 'getData' ? { data, stat } : { children, stat }) as T;
     });
   }
 
   /**
-   * A request encoded by jute-requests.ts (`encode` throws, as the client's checks do, on a bad
-   * path), checked against MAX_REQUEST_BYTES, queued like the client's own (nzc-patch.ts);
-   * `answer` reads the Response.
+   * A request encoded by jute-requests.ts (`encode` throws on a bad path, before anything is
+   * sent), checked against MAX_REQUEST_BYTES, written by the wire; `answer` reads the payload.
    */
   private send<T>(
     op: string,
     path: string,
     type: number,
     encode: () => Buffer,
-    answer: (response: any) => T,
+    answer: (payload: ReplyPayload) => T,
   ): Promise<T> {
-    return this.request(op, path, (cb) =>
-      queueRequest(this.cm, type, checkFrameSize(encode(), op, path), (err, r) =>
-        cb(err, err ? (undefined as T) : answer(r)),
-      ),
-    );
-  }
-
-  /** The client's checks of `path`, then the path as sent: under the chroot, if any. */
-  private fullPath(path: string): string {
-    zookeeper.validatePath(path);
-    const chroot = this.chroot;
-    return !chroot ? path : path === '/' ? chroot : chroot + path;
-  }
-
-  private request<T>(op: string, path: string, start: Start<T>): Promise<T> {
     if (this.refusing) return Promise.reject(this.options.gone(op, path));
     return new Promise<T>((resolve, reject) => {
+      // The path's check and the frame's size throw synchronously: the promise rejects with it.
+      const frame = checkFrameSize(encode(), op, path);
       let settled = false;
-      const sentAt = performance.now();
       const deadline = this.deadlines.add(() => {
         settled = true;
         reject(this.errors.unanswered(op, path));
       });
-      try {
-        start((err, value) => {
-          if (settled) return;
-          settled = true;
-          this.deadlines.settle(deadline);
-          if (err) return reject(this.errors.failed(err, op, path));
-          this.options.roundTrips?.observe(performance.now() - sentAt);
-          resolve(value);
-        });
-      } catch (err) {
-        // The client's checks of a path are assertions that throw synchronously, and so does
-        // checkFrameSize.
+      const sentAt = performance.now();
+      this.options.wire.request(type, frame, (err, payload) => {
+        if (settled) return;
         settled = true;
         this.deadlines.settle(deadline);
-        reject(err);
-      }
+        if (err) return reject(this.errors.failed(err, op, path));
+        this.options.roundTrips?.observe(performance.now() - sentAt);
+        resolve(answer(payload ?? null));
+      });
     });
+  }
+
+  /** The path's check, then the path as sent: under the chroot, if any. */
+  private fullPath(path: string): string {
+    validatePath(path);
+    const chroot = this.options.chroot;
+    return !chroot ? path : path === '/' ? chroot : chroot + path;
   }
 }

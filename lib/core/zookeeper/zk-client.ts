@@ -1,12 +1,8 @@
-/** Owns the typed view of node-zookeeper-client 1.1.3's public API. */
-/**
- * node-zookeeper-client 1.1.3, typed: the parts the adapter uses (the package ships no types, and
- * its @types are incomplete). A module of ours, not an ambient `declare module`, so the .d.ts we
- * ship name these types and never the untyped package (docs/design.md "The published package").
- * Everything in lib reaches the client through this file.
- */
-import type { EventEmitter } from 'node:events';
+/** Owns ZooKeeper's records as the engine sees them: Stat, watch events, create modes, ACLs, paths. */
+import { AssertionError } from 'node:assert';
+import type { AclEntry } from './jute-requests';
 
+/** The fields of ZooKeeper's Stat the engine reads (its longs as 8-byte big-endian Buffers). */
 export interface Stat {
   czxid: Buffer;
   mzxid: Buffer;
@@ -16,72 +12,89 @@ export interface Stat {
   numChildren: number;
 }
 
+/** A watch notification: its type (Watcher.Event.EventType), that type's name, the node's path. */
 export interface WatcherEvent {
   type: number;
   name: string;
   path: string;
-  getType(): number;
 }
 
 export type Watcher = (event: WatcherEvent) => void;
 
-export interface Client extends EventEmitter {
-  connectionManager: any;
-  connect(): void;
-  close(): void;
-  getSessionId(): Buffer;
-  getSessionTimeout(): number;
-  getState(): { name: string; code: number };
-  create(
-    path: string,
-    data: Buffer | null,
-    acls: unknown[],
-    mode: number,
-    cb: (err: any, path: string) => void,
-  ): void;
-  remove(path: string, version: number, cb: (err: any) => void): void;
-  getACL(
-    path: string,
-    cb: (err: any, acls: Array<{ permission: number; id: { scheme: string; id: string } }>) => void,
-  ): void;
-  setData(path: string, data: Buffer, version: number, cb: (err: any) => void): void;
-  exists(
-    path: string,
-    watcher: Watcher | undefined,
-    cb: (err: any, stat: Stat | null) => void,
-  ): void;
-  getData(
-    path: string,
-    watcher: Watcher | undefined,
-    cb: (err: any, data: Buffer | null, stat: Stat) => void,
-  ): void;
-  getChildren(
-    path: string,
-    watcher: Watcher | undefined,
-    cb: (err: any, children: string[], stat: Stat) => void,
-  ): void;
-}
+/** ZooKeeper's CreateMode flags. */
+export const CreateMode = {
+  PERSISTENT: 0,
+  EPHEMERAL: 1,
+  PERSISTENT_SEQUENTIAL: 2,
+  EPHEMERAL_SEQUENTIAL: 3,
+} as const;
 
-interface ClientPackage {
-  createClient(connectionString: string, options?: Record<string, unknown>): Client;
-  ACL: { OPEN_ACL_UNSAFE: unknown[]; CREATOR_ALL_ACL: unknown[] };
-  CreateMode: {
-    PERSISTENT: number;
-    EPHEMERAL: number;
-    PERSISTENT_SEQUENTIAL: number;
-    EPHEMERAL_SEQUENTIAL: number;
-  };
-}
+/** ZooDefs.Perms.ALL. */
+const ALL = 31;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const clientPackage = require('node-zookeeper-client') as ClientPackage;
-
-export const { createClient, ACL, CreateMode } = clientPackage;
-
-/** The client's own path check: an AssertionError, thrown synchronously, as its methods do. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pathModule = require('node-zookeeper-client/lib/Path.js') as {
-  validate(path: string): void;
+/** ZooDefs.Ids' two ACLs: anyone may do anything, or only the creating identity (auth scheme). */
+export const ACL: { OPEN_ACL_UNSAFE: readonly AclEntry[]; CREATOR_ALL_ACL: readonly AclEntry[] } = {
+  OPEN_ACL_UNSAFE: [{ permission: ALL, id: { scheme: 'world', id: 'anyone' } }],
+  CREATOR_ALL_ACL: [{ permission: ALL, id: { scheme: 'auth', id: '' } }],
 };
 
-export const validatePath = pathModule.validate;
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new AssertionError({ message });
+}
+
+/**
+ * The shape check every path gets before it is sent (an AssertionError, thrown synchronously):
+ * absolute, no trailing `/`, no empty or relative segment. The engine checks the full rules of
+ * ZooKeeper's PathUtils itself (paths.ts); this guards the session's own callers.
+ */
+export function validatePath(path: string): void {
+  check(!!path && typeof path === 'string', 'Node path must be a non-empty string.');
+  check(path[0] === '/', 'Node path must start with / character.');
+  if (path.length === 1) return;
+  check(path[path.length - 1] !== '/', 'Node path must not end with / character.');
+  check(!/\/\//.test(path), 'Node path must not contain empty node name.');
+  check(!/\/\.(\.)?(\/|$)/.test(path), 'Node path must not contain relative path(s).');
+}
+
+export interface ZkServerAddress {
+  host: string;
+  port: number;
+}
+
+/** A connection string read: its servers, and the chroot every path is sent under, if any. */
+export interface ConnectionTarget {
+  servers: ZkServerAddress[];
+  chroot?: string;
+}
+
+/**
+ * Reads "host:port,host:port[/chroot]" (port 2181 when left out; an AssertionError when no
+ * server is named or the chroot is not a valid path). The servers are shuffled, as every
+ * ZooKeeper client does, so that clients of one connection string spread over the ensemble.
+ */
+export function parseConnectionString(connectionString: string): ConnectionTarget {
+  check(
+    !!connectionString && typeof connectionString === 'string',
+    'connectionString must be a non-empty string.',
+  );
+  const slash = connectionString.indexOf('/');
+  let chroot: string | undefined;
+  if (slash !== -1 && slash !== connectionString.length - 1) {
+    chroot = connectionString.substring(slash);
+    validatePath(chroot);
+  }
+  const hosts = slash === -1 ? connectionString : connectionString.substring(0, slash);
+  const servers = hosts
+    .split(',')
+    .filter((item) => item)
+    .map((item) => {
+      const [host, port] = item.split(':');
+      return { host, port: Number(port || 2181) };
+    });
+  check(servers.length > 0, 'connectionString must contain at least one server.');
+  for (let i = servers.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [servers[i], servers[j]] = [servers[j], servers[i]];
+  }
+  return { servers, chroot };
+}

@@ -8,7 +8,6 @@ import {
   ZooKeeperUnavailableError,
 } from '../errors';
 import { ZkSession, ZkSessionOptions } from './zk-session';
-import { UnsupportedZooKeeperClientError } from './nzc-patch';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
   connectTimeoutMs: number;
@@ -51,9 +50,8 @@ export class ZkConnection extends EventEmitter {
     try {
       connection = new ZkConnection(options);
     } catch (err) {
-      if (err instanceof UnsupportedZooKeeperClientError) throw err;
-      // node-zookeeper-client asserts on the connection string (checkClientOptions checked it
-      // first): its reason, never the string itself, which may carry a password.
+      // The connection string is checked when the session is created (checkClientOptions checked
+      // it first): its reason, never the string itself, which may carry a password.
       throw new InvalidLockOptionsError(
         'ZkLockClient.connect',
         `connectionString cannot be used (${(err as Error).message})`,

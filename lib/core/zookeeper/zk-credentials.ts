@@ -5,10 +5,7 @@ import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError, UnexpectedAclError } from '../errors';
-import { MAX_REQUEST_BYTES, type AclEntry } from './jute-requests';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const jute = require('node-zookeeper-client/lib/jute');
+import { type AclEntry, MAX_REQUEST_BYTES, encodeAuth } from './jute-requests';
 
 /** TLS settings for ZooKeeper's `secureClientPort` (node:tls options; PEM text, not paths). */
 export type ZkTlsOptions = Pick<
@@ -117,8 +114,8 @@ export class ZkCredentials {
     return this.#tls !== undefined;
   }
 
-  /** The ACL list for node-zookeeper-client's create (OPEN_ACL_UNSAFE or CREATOR_ALL_ACL). */
-  get aclList(): unknown[] {
+  /** The ACL of every node created (OPEN_ACL_UNSAFE or CREATOR_ALL_ACL). */
+  get aclList(): readonly AclEntry[] {
     return this.acl === 'creator' ? ACL.CREATOR_ALL_ACL : ACL.OPEN_ACL_UNSAFE;
   }
 
@@ -248,14 +245,7 @@ function loadSecureContext(tls: ZkTlsOptions): SecureContext {
 
 /** The AUTH request of one digest credential, as the Java client sends it. */
 function authPacket(auth: Buffer): Buffer {
-  const header = new jute.protocol.RequestHeader();
-  header.xid = jute.XID_AUTHENTICATION;
-  header.type = jute.OP_CODES.AUTH;
-  const payload = new jute.protocol.AuthPacket();
-  payload.type = 0;
-  payload.scheme = 'digest';
-  payload.auth = auth;
-  return new jute.Request(header, payload).toBuffer() as Buffer;
+  return encodeAuth('digest', auth);
 }
 
 /** The id ZooKeeper's digest provider stores for credentials "user:password". */

@@ -1,25 +1,19 @@
 /** Owns one ZooKeeper session's API: requests, watches, liveness and state, composed. */
 import { EventEmitter } from 'node:events';
-import * as zookeeper from './zk-client';
-import type { ConnectFailure, ZooKeeperAuthFailedError } from '../errors';
+import type { ConnectFailure } from '../errors';
+import { ZooKeeperAuthFailedError } from '../errors';
+import { Stat, Watcher, parseConnectionString } from './zk-client';
 import { ZkCredentials } from './zk-credentials';
-import { ConnectFailures } from './connect-failures';
+import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
 import { SessionClock } from './session-clock';
 import { Listing, SessionRequests } from './session-requests';
-import type { RoundTrips } from './round-trips';
 import type { AclEntry } from './jute-requests';
 import { DataWatches } from './data-watches';
 import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle';
-import { ClientStates } from './client-states';
 import { untilConnected, untilUsable } from './session-waits';
-import { hookConnection } from './connection-hooks';
-import {
-  assertSupportedClient,
-  dropSocket,
-  endConnectionManager,
-  isConnected,
-  startXidsAt,
-} from './nzc-patch';
+import { ZkCode, ZkRequestError } from './zk-errors';
+import { ZkWire } from './zk-wire';
+import type { RoundTrips } from './round-trips';
 
 export type { SessionState } from './session-lifecycle';
 export type { Listing } from './session-requests';
@@ -32,113 +26,129 @@ export interface ZkSessionOptions {
   credentials?: ZkCredentials;
   /** @internal The xid of the session's first request (ZkLockClientOptions.firstXid). */
   firstXid?: number;
+  /** @internal The client's round-trip estimate, fed by this session's replies. */
+  roundTrips?: RoundTrips;
   /**
    * The client's namespace: lock paths hang below it, and it is never created as a lock path
    * (ensureLockPath), so nothing of the library removes it.
    */
   namespace?: string;
-  /** @internal The client's round-trip estimate, fed by this session's replies. */
-  roundTrips?: RoundTrips;
 }
 
+/** How a holder's loss reads when the servers refused our credentials (see authFailure). */
+const AUTH_REFUSED =
+  "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
+  'fix them and connect a new client';
+
 /**
- * One ZooKeeper session over one node-zookeeper-client Client, with promises, request timeouts,
- * and our own liveness clock (see SessionClock). Events: 'connected', 'suspended', 'reconnected',
- * 'lost' (reason: 'session-expired' | 'connection-lost'), 'closed'.
+ * One ZooKeeper session over our own wire (ZkWire), with promises, request timeouts, and our own
+ * liveness clock (see SessionClock). Events: 'connected', 'suspended', 'reconnected', 'lost'
+ * (reason: 'session-expired' | 'connection-lost'), 'closed'.
  * A lost session is never revived: the owner creates a new ZkSession.
- * Its parts (docs/design.md "The connection layer"): SessionLifecycle (state and the one way it
- * ends), ClientStates (what the client's states mean), SessionRequests, DataWatches,
- * SessionClock, ConnectFailures, session-waits.ts, and connection-hooks.ts over nzc-patch.ts
- * (the hooks into node-zookeeper-client).
+ * Its parts (docs/design.md "The connection layer"): ZkWire (sockets, frames, pings,
+ * reconnects), SessionLifecycle (the state machine and the one way it ends), SessionRequests,
+ * DataWatches, SessionClock, ConnectFailures, session-waits.ts. This class reads the wire's
+ * events into them: the session id, credentials confirmed, loss, the probe after a stall.
  */
 export class ZkSession extends EventEmitter {
-  private readonly client: zookeeper.Client;
+  private readonly wire: ZkWire;
   private readonly lifecycle: SessionLifecycle;
   private readonly requests: SessionRequests;
   private readonly watches = new DataWatches();
   private readonly clock: SessionClock;
   private readonly failures: ConnectFailures;
-  private readonly states: ClientStates;
   private readonly credentials: ZkCredentials;
+  private readonly withAuth: boolean;
+  private sessionId = '';
+  private stalled = false;
+  private refusedAuth?: ZooKeeperAuthFailedError;
+  private probing = false;
 
   constructor(private readonly options: ZkSessionOptions) {
     super();
-    assertSupportedClient(); // before the client is used at all: an upgrade fails here, loudly
     this.setMaxListeners(0);
     const credentials = options.credentials ?? ZkCredentials.none;
     this.credentials = credentials;
-    const client = zookeeper.createClient(options.connectionString, {
-      sessionTimeout: options.sessionTimeoutMs,
-      spinDelay: 200,
-      retries: 0,
+    this.withAuth = credentials.authCount > 0;
+    const target = parseConnectionString(options.connectionString);
+    this.failures = new ConnectFailures(() => target.servers.length);
+    this.wire = new ZkWire({
+      target,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      credentials,
+      handlers: {
+        connected: (id) => this.wireConnected(id),
+        disconnected: () => {
+          if (!this.lifecycle.live) return;
+          this.clock.disconnected();
+          this.lifecycle.disconnected();
+        },
+        expired: () => this.markLost('session-expired'),
+        authFailed: () => {
+          this.refusedAuth = new ZooKeeperAuthFailedError(options.connectionString, 'digest');
+          this.markLost('connection-lost');
+        },
+        answered: () => this.clock.heard(),
+        socketFailed: (err, server, secured) => {
+          if (!credentials.usesTls) return this.failures.socketFailed(err);
+          const failure = describeTlsFailure(err, server, secured);
+          const at = `${server.host}:${server.port}`;
+          if (this.failures.tlsFailed(failure, at, refusedForGood(err as { code?: string })))
+            this.emit('refused');
+        },
+        mayConnect: () => {
+          if (!this.lifecycle.mayConnect()) return false;
+          this.clock.attempting();
+          return true;
+        },
+        ended: () => this.lifecycle.socketClosedForGood(),
+      },
     });
-    this.client = client;
-    const cm = client.connectionManager;
-    this.failures = new ConnectFailures(() => cm.servers.length);
     this.requests = new SessionRequests({
       timeoutMs: options.requestTimeoutMs,
-      client,
+      wire: this.wire,
+      chroot: target.chroot,
       acl: credentials.aclList as AclEntry[],
-      gone: (op, path) => this.states.goneError(op, path),
-      authFailure: () => this.states.authFailure,
+      gone: (op, path) => this.goneError(op, path),
+      authFailure: () => this.refusedAuth,
       roundTrips: options.roundTrips,
     });
     this.clock = new SessionClock(options.sessionTimeoutMs, {
-      onSilent: () => dropSocket(cm),
-      onStuckConnecting: () => dropSocket(cm),
-      onExpiredByClock: () => this.states.markLost('connection-lost'),
-      onStall: () => process.nextTick(() => this.states.probe()),
-      onQuiet: () => this.states.probe(),
+      onSilent: () => this.wire.dropSocket(),
+      onStuckConnecting: () => this.wire.dropSocket(),
+      onExpiredByClock: () => this.markLost('connection-lost'),
+      onStall: () => process.nextTick(() => this.probe()),
+      onQuiet: () => this.probe(),
     });
     this.lifecycle = new SessionLifecycle({
       emit: (event: string, ...args: unknown[]) => this.emit(event, ...args),
-      socketConnected: () => isConnected(cm),
+      socketConnected: () => this.wire.connected,
       refuseRequests: () => this.requests.refuseAll(),
-      closeOnServer: () => client.close(),
+      closeOnServer: () => this.wire.closeSession(),
       release: () => {
         this.clock.stop();
         this.requests.idle();
         this.watches.clear();
-        endConnectionManager(cm);
+        this.wire.end();
       },
-      forget: () => {
-        this.removeAllListeners();
-        client.removeAllListeners();
-      },
+      forget: () => this.removeAllListeners(),
     });
-    hookConnection(cm, {
-      credentials,
-      failures: this.failures,
-      clock: this.clock,
-      lifecycle: this.lifecycle,
-      requests: this.requests,
-      refusedEverywhere: () => this.emit('refused'),
-    });
-    if (options.firstXid !== undefined) startXidsAt(cm, options.firstXid);
-    this.states = new ClientStates({
-      client,
-      lifecycle: this.lifecycle,
-      clock: this.clock,
-      failures: this.failures,
-      withAuth: credentials.authCount > 0,
-      connectionString: options.connectionString,
-      sessionTimeoutMs: options.sessionTimeoutMs,
-    });
+    if (options.firstXid !== undefined) this.wire.startXidsAt(options.firstXid);
   }
 
   /** Hex session id, known once connected. */
   get id(): string {
-    return this.states.id;
+    return this.sessionId;
   }
 
   /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
   get lostToStall(): boolean {
-    return this.states.lostToStall;
+    return this.stalled;
   }
 
   /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same way. */
   get authFailure(): ZooKeeperAuthFailedError | undefined {
-    return this.states.authFailure;
+    return this.refusedAuth;
   }
 
   get state(): SessionState {
@@ -165,7 +175,10 @@ export class ZkSession extends EventEmitter {
 
   /** Why `nodes` (e.g. "the lock node") of this lost session are gone, for LockLostError. */
   lossDetail(reason: LossReason, nodes: string): string {
-    return this.states.lossDetail(reason, nodes);
+    if (this.refusedAuth) return AUTH_REFUSED;
+    return reason === 'session-expired'
+      ? `the ZooKeeper session expired, so the server deleted ${nodes}`
+      : 'ZooKeeper was unreachable for longer than the session timeout';
   }
 
   /**
@@ -201,7 +214,7 @@ export class ZkSession extends EventEmitter {
 
   start(): void {
     this.clock.start();
-    this.client.connect();
+    this.wire.start();
   }
 
   /**
@@ -225,7 +238,7 @@ export class ZkSession extends EventEmitter {
    */
   waitConnected(timeoutMs: number): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
-    const gone = (): Error => this.states.goneError('connect', '/');
+    const gone = (): Error => this.goneError('connect', '/');
     if (!this.alive || this.refusedEverywhere) return Promise.reject(gone());
     return untilConnected(this, timeoutMs, gone);
   }
@@ -256,7 +269,7 @@ export class ZkSession extends EventEmitter {
 
   /** Writes `data` to `path` if the node is still at `version` (BAD_VERSION otherwise). */
   setData(path: string, data: Buffer, version: number): Promise<void> {
-    return this.requests.setData(path, data, version);
+    return this.requests.setData(path, data, version).then(() => undefined);
   }
 
   /** Deletes `path`; with a `version`, only if the node is still at that version. */
@@ -264,7 +277,7 @@ export class ZkSession extends EventEmitter {
     return this.requests.remove(path, version);
   }
 
-  getChildren(path: string, watcher?: zookeeper.Watcher): Promise<Listing> {
+  getChildren(path: string, watcher?: Watcher): Promise<Listing> {
     return this.requests.getChildren(path, watcher);
   }
 
@@ -273,10 +286,7 @@ export class ZkSession extends EventEmitter {
    * watcher joins the one data watch this session keeps per path (DataWatches); `unwatchData`
    * drops one that is not needed.
    */
-  getData(
-    path: string,
-    watcher?: zookeeper.Watcher,
-  ): Promise<{ data: Buffer | null; stat: zookeeper.Stat }> {
+  getData(path: string, watcher?: Watcher): Promise<{ data: Buffer | null; stat: Stat }> {
     const dispatcher = watcher ? this.watches.join(path, watcher) : undefined;
     const reply = this.requests.getData(path, dispatcher);
     // No watch is set when the request fails: the next watcher must register again.
@@ -285,12 +295,12 @@ export class ZkSession extends EventEmitter {
   }
 
   /** Drops a watcher given to getData (its waiter gave up); the path's one watch stays. */
-  unwatchData(path: string, watcher: zookeeper.Watcher): void {
+  unwatchData(path: string, watcher: Watcher): void {
     this.watches.leave(path, watcher);
   }
 
   /** Hex session id of an ephemeral node's owner ('0' for a persistent node). */
-  static ownerOf(stat: zookeeper.Stat): string {
+  static ownerOf(stat: Stat): string {
     return stat.ephemeralOwner.readBigUInt64BE(0).toString(16);
   }
 
@@ -300,5 +310,65 @@ export class ZkSession extends EventEmitter {
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
     return this.lifecycle.close(graceMs);
+  }
+
+  /** The error for a request or wait the session no longer takes (lost, closing or closed). */
+  private goneError(op: string, path: string): ZkRequestError {
+    return new ZkRequestError(
+      ZkCode.SESSION_GONE,
+      op,
+      path,
+      `ZooKeeper ${op} "${path}": session ${this.sessionId || '(none)'} is ${this.lifecycle.state}`,
+    );
+  }
+
+  private markLost(reason: LossReason): void {
+    if (this.lifecycle.over) return;
+    this.stalled = this.clock.stale;
+    // The server may still hold this session (the whole ensemble was paused, or restarts and
+    // restores it from its log): it closes itself when possible so its ephemeral nodes go at
+    // once. A session our clock ended keeps trying until a server answers again, then gets
+    // another session timeout; one the server expired, or whose credentials it refused, only
+    // that timeout.
+    const untilReachable = reason === 'connection-lost' && !this.refusedAuth;
+    this.lifecycle.lose(reason, this.options.sessionTimeoutMs, untilReachable);
+  }
+
+  /**
+   * A connection's handshake completed. A lost session closes itself on the server now; a new
+   * session with `auth` is 'connected' only once the servers accepted the credentials: they
+   * answer our AUTH packets (written right behind the ConnectRequest) before any later request,
+   * so an answered exists('/') means they were accepted (on AUTH_FAILED the server closes the
+   * connection first). A dropped connection meanwhile connects again and asks again.
+   */
+  private wireConnected(id: string): void {
+    if (this.lifecycle.over) return this.lifecycle.socketConnected();
+    const first = this.lifecycle.phase === 'connecting';
+    this.sessionId = id;
+    this.clock.heard();
+    if (!this.clock.connected(this.wire.negotiatedTimeoutMs))
+      return this.markLost('session-expired');
+    if (this.clock.stale) this.probe(); // a handshake answered after a stall
+    this.failures.connected();
+    if (!first || !this.withAuth) return this.lifecycle.connected();
+    void this.requests.probe().then((answered) => {
+      if (answered && this.lifecycle.phase === 'connecting' && this.wire.connected) {
+        this.lifecycle.connected();
+      }
+    });
+  }
+
+  /** After a stall or a quiet spell: a request sent now whose reply proves the session alive. */
+  private probe(): void {
+    if (this.probing || !this.lifecycle.live) return;
+    this.probing = true;
+    const sentAt = Date.now();
+    void this.requests.probe().then((answered) => {
+      this.probing = false;
+      if (!answered) return;
+      this.clock.confirmed(sentAt);
+      // Another stall while it was under way: that one needs a request sent after it.
+      if (this.clock.stale) this.probe();
+    });
   }
 }

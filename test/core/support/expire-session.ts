@@ -3,7 +3,7 @@
  * sessions go on, as Curator's test utility KillSession does: another connection attaches to the
  * session (its id and password) and closes it, so the server ends it and deletes its ephemeral
  * nodes; the owner's next connect is told SESSION_EXPIRED. Reaches into the client (its pool and
- * the session's node-zookeeper-client), which only a test may do.
+ * the session's wire, for its id and password), which only a test may do.
  */
 import type { ZkLockClient } from '../../../lib';
 import { scaled } from '../../support/time-scale';
@@ -13,8 +13,11 @@ interface RawClient {
   connect(): void;
   close(): void;
   once(event: 'connected' | 'expired', listener: () => void): void;
-  getSessionId(): Buffer;
-  getSessionPassword(): Buffer;
+}
+
+interface SessionKey {
+  id: Buffer;
+  password: Buffer;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const zookeeper = require('node-zookeeper-client') as {
@@ -24,18 +27,18 @@ const zookeeper = require('node-zookeeper-client') as {
   ): RawClient;
 };
 
-/** The client's session `index` (0 to sessions - 1): its hex id and raw client. */
-function sessionOf(client: ZkLockClient, index: number): { id: string; raw: RawClient } {
+/** The client's session `index` (0 to sessions - 1): its hex id, and its id and password. */
+function sessionOf(client: ZkLockClient, index: number): { id: string; key: SessionKey } {
   const session = (client as any).pool.members[index].current;
-  return { id: session.id, raw: session.client };
+  return { id: session.id, key: session.wire.sessionCredentials() };
 }
 
 /** Attaches to the session with its credentials and closes it; resolves once the close went. */
-function attachAndClose(connectionString: string, raw: RawClient): Promise<void> {
+function attachAndClose(connectionString: string, key: SessionKey): Promise<void> {
   const other = zookeeper.createClient(connectionString, {
     sessionTimeout: 30_000,
-    sessionId: raw.getSessionId(),
-    sessionPassword: raw.getSessionPassword(),
+    sessionId: key.id,
+    sessionPassword: key.password,
   });
   return new Promise((resolve) => {
     const timer = setTimeout(() => done(), scaled(10_000));
@@ -62,12 +65,12 @@ export async function expireSession(
   client: ZkLockClient,
   index: number,
 ): Promise<string> {
-  const { id, raw } = sessionOf(client, index);
+  const { id, key } = sessionOf(client, index);
   await eventually(
     `session ${index} (${id}) is expired and replaced`,
     async () => {
       if (sessionOf(client, index).id !== id) return true;
-      await attachAndClose(connectionString, raw);
+      await attachAndClose(connectionString, key);
       const deadline = Date.now() + scaled(5_000);
       while (Date.now() < deadline) {
         if (sessionOf(client, index).id !== id) return true;

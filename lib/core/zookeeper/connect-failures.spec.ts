@@ -1,12 +1,10 @@
 import * as net from 'node:net';
-import { createServer, Server, TLSSocket, connect as tlsConnect } from 'node:tls';
-import * as zookeeper from './zk-client';
+import { createServer, Server } from 'node:tls';
 import type { ConnectFailure } from '../errors';
 import { makeTestCertificates, TestCertificates } from '../../../test/support/certs';
-import { describeTlsFailure, refusedForGood, useTlsSockets } from './tls-connect';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const ConnectionManager = require('node-zookeeper-client/lib/ConnectionManager.js');
+import { describeTlsFailure, refusedForGood } from './connect-failures';
+import { ZkCredentials } from './zk-credentials';
+import { ZkWire } from './zk-wire';
 
 /** A ConnectResponse frame: protocolVersion, timeOut, sessionId, passwd (jute). */
 function connectResponse(timeoutMs: number): Buffer {
@@ -19,7 +17,7 @@ function connectResponse(timeoutMs: number): Buffer {
   return Buffer.concat([frame, body]);
 }
 
-describe('useTlsSockets (TLS for node-zookeeper-client)', () => {
+describe('the wire over TLS', () => {
   let certs: TestCertificates;
   let server: Server;
   let port: number;
@@ -44,81 +42,46 @@ describe('useTlsSockets (TLS for node-zookeeper-client)', () => {
     certs.remove();
   });
 
-  it('mirrors the installed ConnectionManager.prototype.connect step by step', () => {
-    // If node-zookeeper-client changes how it opens sockets, the mirror must be revisited.
-    const source: string = ConnectionManager.prototype.connect.toString();
-    for (const step of [
-      'self.setState(STATES.CONNECTING)',
-      'self.findNextServer(function (server)',
-      'self.socket = net.connect(server)',
-      'self.onSocketConnectTimeout.bind(self)',
-      'self.connectTimeout',
-      'self.socket.setNoDelay()',
-      "self.socket.on('connect', self.onSocketConnected.bind(self))",
-      "self.socket.on('data', self.onSocketData.bind(self))",
-      "self.socket.on('drain', self.onSocketDrain.bind(self))",
-      "self.socket.on('close', self.onSocketClosed.bind(self))",
-      "self.socket.on('error', self.onSocketError.bind(self))",
-    ]) {
-      expect(source).toContain(step);
-    }
-    expect(source.match(/self\.socket\.on\(/g)).toHaveLength(5);
-  });
-
-  const clientOn = (
-    ca: string,
-    failures: ConnectFailure[],
-  ): { client: zookeeper.Client; sockets: TLSSocket[]; stop(): void } => {
-    const client = zookeeper.createClient(`127.0.0.1:${port}`, {
-      sessionTimeout: 30_000,
-      spinDelay: 10,
-    });
-    const cm = client.connectionManager;
-    // Stops reconnecting once the test is done (as ZkSession does after close).
-    let stopped = false;
-    const findNextServer = cm.findNextServer;
-    cm.findNextServer = (cb: (server: unknown) => void) =>
-      findNextServer.call(cm, (server: unknown) => !stopped && cb(server));
-    const stop = (): void => {
-      stopped = true;
-      cm.state = ConnectionManager.STATES.CLOSING;
-      cm.socket?.destroy();
-    };
-    const sockets: TLSSocket[] = [];
-    useTlsSockets(
-      cm,
-      (s) => {
-        const socket = tlsConnect({ host: s.host, port: Number(s.port), ca });
-        sockets.push(socket);
-        return socket;
+  /** A wire to the stand-in, trusting `ca`; resolves `connected` on its handshake. */
+  const wireOn = (ca: string, failures: ConnectFailure[]) => {
+    let connected!: () => void;
+    const handshake = new Promise<void>((resolve) => (connected = resolve));
+    const credentials = ZkCredentials.from({ tls: { ca } });
+    const wire = new ZkWire({
+      target: { servers: [{ host: '127.0.0.1', port }] },
+      sessionTimeoutMs: 30_000,
+      credentials,
+      handlers: {
+        connected: () => connected(),
+        disconnected: () => undefined,
+        expired: () => undefined,
+        authFailed: () => undefined,
+        answered: () => undefined,
+        socketFailed: (err, at, secured) => failures.push(describeTlsFailure(err, at, secured)),
+        mayConnect: () => failures.length === 0,
+        ended: () => undefined,
       },
-      (failure) => failures.push(failure),
-    );
-    return { client, sockets, stop };
+    });
+    return { wire, handshake };
   };
 
   it('connects over TLS: the ConnectRequest arrives decrypted and the session is connected', async () => {
     const failures: ConnectFailure[] = [];
-    const { client, sockets, stop } = clientOn(certs.ca, failures);
-    const connected = new Promise<void>((resolve) => client.once('connected', resolve));
-    client.connect();
-    await connected;
-    expect(sockets[0]).toBeInstanceOf(TLSSocket);
-    expect(sockets[0].authorized).toBe(true);
-    // ConnectRequest: length 44, protocol version 0, timeout 30000 at offset 16.
-    expect(received[0].readInt32BE(0)).toBe(44);
+    const { wire, handshake } = wireOn(certs.ca, failures);
+    wire.start();
+    await handshake;
+    // ConnectRequest: length 45 (its last byte readOnly false), timeout 30000 at offset 16.
+    expect(received[0].readInt32BE(0)).toBe(45);
+    expect(received[0][48]).toBe(0);
     expect(received[0].readInt32BE(16)).toBe(30_000);
     expect(failures).toEqual([]);
-    // Only this instance was changed: the prototype and the net module are untouched.
-    expect(client.connectionManager.connect).not.toBe(ConnectionManager.prototype.connect);
-    expect(ConnectionManager.prototype.connect.toString()).toContain('net.connect(server)');
-    expect(net.connect.name).toBe('connect');
-    stop();
+    expect(wire.connected).toBe(true);
+    wire.end();
   });
 
   it('tells why a handshake failed (a server certificate it does not trust)', async () => {
     const failures: ConnectFailure[] = [];
-    const { client, stop } = clientOn(certs.otherCa, failures);
+    const { wire } = wireOn(certs.otherCa, failures);
     const failed = new Promise<void>((resolve) => {
       const check = setInterval(() => {
         if (failures.length === 0) return;
@@ -126,9 +89,9 @@ describe('useTlsSockets (TLS for node-zookeeper-client)', () => {
         resolve();
       }, 10);
     });
-    client.connect();
+    wire.start();
     await failed;
-    stop();
+    wire.end();
     // This stand-in sends its certificate without the chain: "unable to verify".
     expect(failures[0].reason).toMatch(
       /^TLS: the certificate of ZooKeeper server 127\.0\.0\.1:\d+ is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE/,

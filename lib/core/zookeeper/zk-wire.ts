@@ -1,0 +1,556 @@
+/** Owns the wire of one ZooKeeper session: its sockets, frames, requests, watches, pings, reconnects. */
+import { Socket, connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { ZkCredentials } from './zk-credentials';
+import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
+import { FrameReader } from './frame-reader';
+import { ZkServerError } from './error-codes';
+import {
+  MAX_REQUEST_BYTES,
+  OP,
+  XID,
+  XID_OFFSET,
+  encodeConnect,
+  encodeHeaderOnly,
+  encodeSetWatches,
+} from './jute-requests';
+import {
+  EVENT_NAMES,
+  Notification,
+  ReplyPayload,
+  decodeConnectResponse,
+  decodeNotification,
+  decodeReply,
+  decodeReplyHeader,
+} from './jute-replies';
+
+/** What the wire tells its session, and asks it. */
+export interface WireHandlers {
+  /** A handshake completed on a new connection: the session it carries, its negotiated timeout. */
+  connected(sessionId: string, negotiatedTimeoutMs: number): void;
+  /** A connection that had completed its handshake dropped; the next one is being tried. */
+  disconnected(): void;
+  /** The servers answered the handshake with timeout 0: the session is expired. */
+  expired(): void;
+  /** The servers refused our `auth` credentials (AUTH_FAILED). */
+  authFailed(): void;
+  /** A frame answering something we sent was read (never a watch notification). */
+  answered(): void;
+  /** A socket failed (`secured`: its TLS handshake had completed). */
+  socketFailed(err: Error, server: ZkServerAddress, secured: boolean): void;
+  /** Whether a connection attempt may start now (false: the wire waits to be ended). */
+  mayConnect(): boolean;
+  /** The wire is over: no socket, no reconnect, every request answered. */
+  ended(): void;
+}
+
+export interface WireOptions {
+  target: ConnectionTarget;
+  /** The session timeout asked for. */
+  sessionTimeoutMs: number;
+  credentials: ZkCredentials;
+  handlers: WireHandlers;
+  /** Longest random wait before a new round over every server (default 200 ms). */
+  spinDelayMs?: number;
+  /**
+   * Opens the socket of one attempt; by default a TCP socket, or a TLS one when the credentials
+   * ask for TLS (a spec hands its own to feed the wire bytes cut where it wants).
+   */
+  openSocket?: (server: ZkServerAddress) => Socket;
+}
+
+/** A request's answer: an error (ZkServerError and its code), or the decoded payload. */
+export type Answer = (err: ZkServerError | null, payload?: ReplyPayload) => void;
+
+interface Packet {
+  type: number;
+  /** The whole frame, its xid written in when it is sent. */
+  frame: Buffer;
+  answer: Answer;
+}
+
+type WatchKind = 'data' | 'exist' | 'child';
+
+/**
+ * - `connecting`: no connection carries the session (an attempt may be under way);
+ * - `connected`: a connection's handshake completed;
+ * - `closing`: CLOSE_SESSION asked for: nothing else is sent, no reconnect;
+ * - `expired`, `auth-failed`: the servers ended the session; the socket's end ends the wire;
+ * - `ended`: no socket, no timer, every request answered.
+ */
+export type WireState =
+  'connecting' | 'connected' | 'closing' | 'expired' | 'auth-failed' | 'ended';
+
+const FINAL: readonly WireState[] = ['closing', 'expired', 'auth-failed', 'ended'];
+
+/** The largest int32: no request is numbered with it, the next after 2^31-2 is 1 (nextXid). */
+export const MAX_XID = 0x7fffffff;
+
+/** What the server's answer to an AUTH packet says when it refuses the credentials. */
+const AUTH_FAILED = -115;
+
+/**
+ * One session's wire, as kazoo's connection.py: each attempt gets its own socket and frame
+ * reader (bytes of one connection never complete a frame of another); the handshake is the first
+ * frame of each socket, a read-only session refused; requests are numbered (wrapping to 1 after
+ * 2^31-2), written in order, and answered in order or the connection is dropped; pings keep an
+ * idle connection alive; a dropped connection is replaced by the next server of the list, with a
+ * random wait once every server was tried; AUTH packets and SetWatches follow every
+ * ConnectRequest; notifications reach the watchers registered for their path and kind.
+ */
+export class ZkWire {
+  private current: WireState = 'connecting';
+  private socket?: Socket;
+  private handshaken = false;
+  private sessionId = Buffer.alloc(8);
+  private password = Buffer.alloc(16);
+  private lastZxid = Buffer.alloc(8);
+  private negotiatedMs = 0;
+  private xid = 0;
+  /** Requests not written yet (no connection up). */
+  private outbox: Packet[] = [];
+  /** Requests written on the current connection, oldest first, awaiting their reply. */
+  private pending: Packet[] = [];
+  private readonly watches: Record<WatchKind, Map<string, Set<Watcher>>> = {
+    data: new Map(),
+    exist: new Map(),
+    child: new Map(),
+  };
+  private nextServer = 0;
+  private attempts = 0;
+  private connectTimer?: NodeJS.Timeout;
+  private spinTimer?: NodeJS.Timeout;
+  private pingTimer?: NodeJS.Timeout;
+  private lastSentAt = 0;
+
+  constructor(private readonly options: WireOptions) {}
+
+  get state(): WireState {
+    return this.current;
+  }
+
+  /** A connection whose handshake completed carries the session now. */
+  get connected(): boolean {
+    return this.current === 'connected' && this.handshaken;
+  }
+
+  /** The timeout the servers granted (0 until the first handshake). */
+  get negotiatedTimeoutMs(): number {
+    return this.negotiatedMs;
+  }
+
+  /** The local port of the current socket, if any (tests tell a proxy's connections apart by it). */
+  get localPort(): number | undefined {
+    return this.socket?.localPort;
+  }
+
+  /** The timeout the wire runs by: the negotiated one, never longer than the one asked for. */
+  private get timeoutMs(): number {
+    const asked = this.options.sessionTimeoutMs;
+    return this.negotiatedMs > 0 ? Math.min(asked, this.negotiatedMs) : asked;
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  /**
+   * The session's id and password, which resume it on another connection: a test expires the
+   * session from outside with them, as Curator's KillSession does.
+   */
+  sessionCredentials(): { id: Buffer; password: Buffer } {
+    return { id: Buffer.from(this.sessionId), password: Buffer.from(this.password) };
+  }
+
+  /**
+   * Sends a request (`frame` from jute-requests.ts, its xid written in when sent); `answer` gets
+   * its reply, or the error that ended it (CONNECTION_LOSS when its connection dropped first).
+   * Requests issued while no connection is up leave once one is. A frame over the servers'
+   * default `jute.maxbuffer` is refused here: a server would drop the connection for it.
+   */
+  request(type: number, frame: Buffer, answer: Answer): void {
+    const refused = this.refusal();
+    if (refused !== undefined) return answer(new ZkServerError(refused));
+    if (frame.length - 4 > MAX_REQUEST_BYTES) {
+      return answer(
+        Object.assign(new ZkServerError(-8), {
+          message:
+            `the request is ${frame.length - 4} bytes, over the ${MAX_REQUEST_BYTES} ` +
+            'bytes a ZooKeeper server reads by default (jute.maxbuffer); send less data or a ' +
+            'shorter path',
+        }),
+      );
+    }
+    const packet = { type, frame, answer };
+    if (!this.connected) return void this.outbox.push(packet);
+    this.cork();
+    this.write(packet);
+  }
+
+  /** Registers `watcher` for `path` once the request that set the watch succeeded. */
+  watch(kind: WatchKind, path: string, watcher: Watcher): void {
+    const table = this.watches[kind];
+    let watchers = table.get(path);
+    if (!watchers) table.set(path, (watchers = new Set()));
+    watchers.add(watcher);
+  }
+
+  /** How many watchers wait on `path` (for tests: no watcher piles up). */
+  watcherCount(kind: WatchKind, path: string): number {
+    return this.watches[kind].get(path)?.size ?? 0;
+  }
+
+  /**
+   * Asks the server to close the session (its ephemeral nodes go at once): nothing else is sent
+   * from now on, and the wire ends when the server closes the connection (or when ended).
+   */
+  closeSession(): void {
+    if (FINAL.includes(this.current)) return;
+    const connected = this.connected;
+    this.current = 'closing';
+    this.fail(this.outbox.splice(0), -4);
+    if (connected) {
+      this.write({
+        type: OP.CLOSE_SESSION,
+        frame: encodeHeaderOnly(0, OP.CLOSE_SESSION),
+        answer: () => undefined,
+      });
+    }
+  }
+
+  /** Drops the current connection (a silent or stuck one); the next server is tried. */
+  dropSocket(): void {
+    this.socket?.destroy();
+  }
+
+  /** Ends the wire now: no socket, no timer, no reconnect; requests under way get CONNECTION_LOSS. */
+  end(): void {
+    if (this.current === 'ended') return;
+    this.current = 'ended';
+    clearTimeout(this.spinTimer);
+    const socket = this.socket;
+    this.detach();
+    socket?.destroy();
+    this.fail([...this.pending.splice(0), ...this.outbox.splice(0)], -4);
+    for (const table of Object.values(this.watches)) table.clear();
+  }
+
+  /** The error code a request gets at once once the wire takes no more, if it does not. */
+  private refusal(): number | undefined {
+    if (this.current === 'expired') return -112;
+    if (this.current === 'auth-failed') return AUTH_FAILED;
+    if (this.current === 'closing' || this.current === 'ended') return -4;
+    return undefined;
+  }
+
+  /** Starts the next attempt: the next server, at once, or after a random wait once all were tried. */
+  private connect(): void {
+    if (this.current !== 'connecting' || !this.options.handlers.mayConnect()) return;
+    const servers = this.options.target.servers;
+    this.nextServer %= servers.length;
+    const next = (): void => {
+      this.spinTimer = undefined;
+      const server = servers[this.nextServer];
+      this.nextServer += 1;
+      if (this.current === 'connecting') this.open(server);
+    };
+    if (this.attempts >= servers.length) {
+      this.attempts = 0;
+      this.spinTimer = setTimeout(next, Math.random() * (this.options.spinDelayMs ?? 200));
+    } else {
+      this.attempts += 1;
+      process.nextTick(next);
+    }
+  }
+
+  /** One attempt: a socket of its own, with its own frame reader, until it closes. */
+  private open(server: ZkServerAddress): void {
+    const { credentials, openSocket } = this.options;
+    const tls = credentials.usesTls;
+    const socket = openSocket
+      ? openSocket(server)
+      : tls
+        ? tlsConnect(credentials.tlsOptions(server))
+        : netConnect({ host: server.host, port: server.port });
+    const reader = new FrameReader();
+    let secured = false;
+    this.socket = socket;
+    this.handshaken = false;
+    const servers = this.options.target.servers.length;
+    // The attempt, handshake included, gets its share of the session timeout.
+    this.connectTimer = setTimeout(() => socket.destroy(), Math.floor(this.timeoutMs / servers));
+    socket.setNoDelay();
+    socket.on(tls ? 'secureConnect' : 'connect', () => {
+      secured = tls;
+      if (this.socket === socket) this.prime(socket);
+    });
+    socket.on('data', (chunk: Buffer) => this.read(socket, reader, chunk));
+    socket.on('error', (err: Error) => {
+      if (this.socket === socket) this.options.handlers.socketFailed(err, server, secured);
+    });
+    socket.on('close', () => this.closed(socket));
+  }
+
+  /**
+   * The first frames of a connection, in one write: the ConnectRequest, then (as the Java
+   * client's primeConnection) the AUTH packets and the SetWatches, which the server handles in
+   * order once the session is set up, before any request queued meanwhile.
+   */
+  private prime(socket: Socket): void {
+    const frames = [
+      encodeConnect({
+        lastZxidSeen: this.lastZxid,
+        timeoutMs: this.options.sessionTimeoutMs,
+        sessionId: this.sessionId,
+        password: this.password,
+      }),
+      ...this.options.credentials.authPackets(),
+    ];
+    const paths = this.watchedPaths();
+    if (paths.data.length + paths.exist.length + paths.child.length > 0) {
+      frames.push(...encodeSetWatches(this.lastZxid, paths));
+    }
+    socket.write(Buffer.concat(frames));
+    this.lastSentAt = Date.now();
+  }
+
+  /** Every watched path, as sent (under the chroot). */
+  private watchedPaths(): Record<WatchKind, string[]> {
+    const sent = (table: Map<string, Set<Watcher>>): string[] =>
+      [...table.entries()].filter(([, w]) => w.size > 0).map(([path]) => this.fullPath(path));
+    return {
+      data: sent(this.watches.data),
+      exist: sent(this.watches.exist),
+      child: sent(this.watches.child),
+    };
+  }
+
+  private fullPath(path: string): string {
+    const chroot = this.options.target.chroot;
+    return !chroot ? path : path === '/' ? chroot : chroot + path;
+  }
+
+  private read(socket: Socket, reader: FrameReader, chunk: Buffer): void {
+    if (this.socket !== socket) return;
+    let frames: Buffer[];
+    try {
+      frames = reader.push(chunk);
+    } catch {
+      return void socket.destroy(); // not ZooKeeper's bytes
+    }
+    for (const frame of frames) {
+      // A frame may have dropped the connection: the rest belongs to no request of ours.
+      if (this.socket !== socket || socket.destroyed) return;
+      if (this.handshaken) this.handle(socket, frame);
+      else this.handshake(socket, frame);
+    }
+  }
+
+  /** The ConnectResponse, from the first frame of the connection. */
+  private handshake(socket: Socket, frame: Buffer): void {
+    clearTimeout(this.connectTimer);
+    let response;
+    try {
+      response = decodeConnectResponse(frame);
+    } catch {
+      return void socket.destroy();
+    }
+    const { handlers } = this.options;
+    // Closed meanwhile: the close is sent on no connection, so this one only ends the wire.
+    if (this.current !== 'connecting') return void socket.destroy();
+    handlers.answered();
+    if (response.timeoutMs <= 0) {
+      this.current = 'expired';
+      this.fail(this.outbox.splice(0), -112);
+      handlers.expired();
+      return void socket.destroy();
+    }
+    // We never ask for a read-only session: a server that grants one cannot take writes.
+    if (response.readOnly) return void socket.destroy();
+    this.handshaken = true;
+    this.attempts = 0;
+    response.sessionId.copy(this.sessionId);
+    this.password = Buffer.from(response.password);
+    this.negotiatedMs = response.timeoutMs;
+    this.current = 'connected';
+    this.armPing();
+    handlers.connected(sessionHex(this.sessionId), response.timeoutMs);
+    if (this.socket !== socket || !this.connected) return;
+    if (this.outbox.length > 0) this.cork();
+    for (const packet of this.outbox.splice(0)) this.write(packet);
+  }
+
+  /** A frame after the handshake: a notification, a reply to a reserved xid, or to a request. */
+  private handle(socket: Socket, frame: Buffer): void {
+    let header;
+    try {
+      header = decodeReplyHeader(frame);
+    } catch {
+      return void socket.destroy();
+    }
+    if (header.xid === XID.NOTIFICATION) return this.notify(socket, frame);
+    this.options.handlers.answered();
+    if (header.xid === XID.PING || header.xid === XID.SET_WATCHES) return;
+    if (header.xid === XID.AUTH) {
+      if (header.err === AUTH_FAILED) this.refuseAuth(socket);
+      return;
+    }
+    const packet = this.pending[0];
+    // Replies come in the order the requests were written: any other is a protocol error.
+    if (!packet || readXid(packet.frame) !== header.xid) return void socket.destroy();
+    if (header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
+    let payload: ReplyPayload = null;
+    if (header.err === 0) {
+      try {
+        payload = decodeReply(packet.type, frame, this.options.target.chroot);
+      } catch {
+        // An answer we cannot read: its request is in doubt, as every other one on this socket.
+        return void socket.destroy();
+      }
+    }
+    this.pending.shift();
+    if (header.err !== 0) packet.answer(new ZkServerError(header.err));
+    else packet.answer(null, payload);
+  }
+
+  private refuseAuth(socket: Socket): void {
+    this.current = 'auth-failed';
+    this.fail(this.outbox.splice(0), AUTH_FAILED);
+    this.options.handlers.authFailed();
+    socket.destroy();
+  }
+
+  /**
+   * A watch notification: delivered to the watchers of its path and kind, which are then gone
+   * (a ZooKeeper watch fires once), as ZooKeeper's ZKWatchManager routes them.
+   */
+  private notify(socket: Socket, frame: Buffer): void {
+    let event: Notification;
+    try {
+      event = decodeNotification(frame, this.options.target.chroot);
+    } catch {
+      return void socket.destroy();
+    }
+    const kinds: readonly WatchKind[] =
+      event.type === 1 || event.type === 3
+        ? ['data', 'exist']
+        : event.type === 4
+          ? ['child']
+          : event.type === 2
+            ? ['data', 'exist', 'child']
+            : [];
+    const fired = new Set<Watcher>();
+    for (const kind of kinds) {
+      const watchers = this.watches[kind].get(event.path);
+      this.watches[kind].delete(event.path);
+      for (const watcher of watchers ?? []) fired.add(watcher);
+    }
+    const delivered = { type: event.type, name: EVENT_NAMES[event.type], path: event.path };
+    for (const watcher of fired) watcher(delivered);
+  }
+
+  /** Writes a packet on the connection: numbered (unless its xid is reserved), then awaited. */
+  private write(packet: Packet): void {
+    const socket = this.socket!;
+    if (packet.type !== OP.PING) {
+      packet.frame.writeInt32BE(this.nextXid(), XID_OFFSET);
+      this.pending.push(packet);
+    }
+    socket.write(packet.frame);
+    this.lastSentAt = Date.now();
+  }
+
+  /**
+   * The next request number: 0, 1, ... 2^31-2, then 1 again, as the Java client's getXid (never
+   * negative: negative xids are the server's own, -1 a notification, -2 a ping).
+   */
+  private nextXid(): number {
+    if (this.xid >= MAX_XID) this.xid = 1;
+    return this.xid++;
+  }
+
+  /** @internal The next request is numbered `xid` (ZkSessionOptions.firstXid). */
+  startXidsAt(xid: number): void {
+    this.xid = xid;
+  }
+
+  /**
+   * Requests issued together leave in one socket write (docs/design.md "The connection layer").
+   * With no reply awaited the socket is uncorked at the end of the tick: a lone caller's create
+   * + getChildren leave at once. With replies awaited (other callers on this session), at the
+   * end of this turn of the event loop (setImmediate): callers that send from callbacks of their
+   * own share the write, as Nagle's algorithm holds small segments while data is unacknowledged.
+   */
+  private cork(): void {
+    const socket = this.socket;
+    if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
+    socket.cork();
+    if (this.pending.length > 0) setImmediate(() => socket.uncork());
+    else process.nextTick(() => socket.uncork());
+  }
+
+  /**
+   * Pings once nothing was written for a third of the timeout (the Java client's half of its
+   * read timeout), so an idle connection is answered often enough for the session clock.
+   */
+  private armPing(): void {
+    clearTimeout(this.pingTimer);
+    const interval = Math.max(1, Math.floor(this.timeoutMs / 3));
+    const due = this.lastSentAt + interval - Date.now();
+    this.pingTimer = setTimeout(
+      () => {
+        if (!this.connected) return;
+        if (Date.now() - this.lastSentAt >= interval) {
+          this.write({
+            type: OP.PING,
+            frame: encodeHeaderOnly(XID.PING, OP.PING),
+            answer: () => undefined,
+          });
+        }
+        this.armPing();
+      },
+      Math.max(0, due),
+    );
+    this.pingTimer.unref();
+  }
+
+  /** The socket of an attempt closed: its requests end, then the next attempt or the end. */
+  private closed(socket: Socket): void {
+    if (this.socket !== socket) return;
+    const wasConnected = this.connected;
+    this.detach();
+    const code =
+      this.current === 'expired' ? -112 : this.current === 'auth-failed' ? AUTH_FAILED : -4;
+    this.fail(this.pending.splice(0), code);
+    if (FINAL.includes(this.current)) {
+      this.fail(this.outbox.splice(0), code);
+      this.current = 'ended';
+      clearTimeout(this.spinTimer);
+      return this.options.handlers.ended();
+    }
+    this.current = 'connecting';
+    if (wasConnected) this.options.handlers.disconnected();
+    this.connect();
+  }
+
+  /** Forgets the current socket and its timers (its events no longer reach the wire). */
+  private detach(): void {
+    clearTimeout(this.connectTimer);
+    clearTimeout(this.pingTimer);
+    this.socket = undefined;
+    this.handshaken = false;
+  }
+
+  private fail(packets: Packet[], code: number): void {
+    for (const packet of packets) packet.answer(new ZkServerError(code));
+  }
+}
+
+function readXid(frame: Buffer): number {
+  return frame.readInt32BE(XID_OFFSET);
+}
+
+/** A session id as hex, without leading zeros ('0' for none). */
+function sessionHex(id: Buffer): string {
+  return id.toString('hex').replace(/^0+/, '') || '0';
+}

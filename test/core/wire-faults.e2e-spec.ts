@@ -1,0 +1,177 @@
+/**
+ * The wire under seeded faults (docs/design.md "The connection layer"): two clients lock one path
+ * on the in-memory ZooKeeper through a FaultProxy, while a seeded schedule resets connections in
+ * the middle of a chunk, delays, stalls one direction, refuses connections and expires sessions.
+ * After each schedule: never two holders (when a lock is granted, no node ahead of the holder's
+ * is left on the server), every holder whose session was expired told (`lost`) within its bound,
+ * no request answered twice, `close()` back within its bound, nothing left open (sockets,
+ * timers). The seed is in the test's name; WIRE_FAULT_SEED replays it, WIRE_FAULT_SCHEDULES
+ * runs more.
+ */
+import { LockHandle, ZkLockClient } from '../../lib';
+import { InMemoryZooKeeper } from '../../lib/core/testing';
+import { ZkWire } from '../../lib/core/zookeeper/zk-wire';
+import { FaultProxy } from './support/fault-proxy';
+import { snapshotResources } from './support/resources';
+import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
+import { seededRandom as random } from '../support/seeded-random';
+
+const SEED = Number(process.env.WIRE_FAULT_SEED ?? Date.now() % 1_000_000);
+const SCHEDULES = Number(process.env.WIRE_FAULT_SCHEDULES ?? 200);
+const SESSION_MS = 600;
+const REQUEST_MS = 300;
+const PATH = '/wire-faults/lock';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sequenceOf = (name: string): number => Number(name.slice(name.lastIndexOf('-') + 1));
+
+/** Counts each request's answers (a request answered twice is a wire fault). */
+function countAnswers(): { twice: string[]; restore(): void } {
+  const twice: string[] = [];
+  const request = ZkWire.prototype.request;
+  ZkWire.prototype.request = function (this: ZkWire, type, frame, answer) {
+    let answers = 0;
+    return request.call(this, type, frame, (err, payload) => {
+      if (++answers > 1) twice.push(`type ${type}: ${err?.message ?? 'answered'}`);
+      answer(err, payload);
+    });
+  };
+  return { twice, restore: () => void (ZkWire.prototype.request = request) };
+}
+
+interface Schedule {
+  /** Every fault applied, in order (printed with a failure). */
+  log: string[];
+  problems: string[];
+}
+
+/** One schedule: two clients locking in loops while faults come and go; then the checks. */
+async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedule> {
+  const next = random(seed);
+  const proxy = await FaultProxy.start(Number(zk.connectionString.split(':')[1]));
+  const schedule: Schedule = { log: [], problems: [] };
+  const connect = (): Promise<ZkLockClient> =>
+    ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessions: 1,
+      sessionTimeoutMs: SESSION_MS,
+      requestTimeoutMs: REQUEST_MS,
+      connectTimeoutMs: scaled(5_000),
+    });
+  const clients = [await connect(), await connect()];
+  const held = new Map<ZkLockClient, LockHandle>();
+  let running = true;
+
+  /** At a grant: no node ahead of the holder's may still be on the server. */
+  const checkGrant = (token: bigint): void => {
+    const sequence = Number((token >> 32n) & 0xffffffffn);
+    const ahead = zk
+      .paths()
+      .filter((p) => p.startsWith(`${PATH}/`))
+      .filter((p) => sequenceOf(p) < sequence);
+    if (ahead.length > 0) {
+      schedule.problems.push(`granted sequence ${sequence} while ${ahead.join(', ')} still there`);
+    }
+  };
+
+  const loop = async (client: ZkLockClient): Promise<void> => {
+    while (running) {
+      const lock = await client.acquire(PATH, { waitTimeoutMs: 200 }).catch(() => undefined);
+      if (!lock) {
+        await sleep(5);
+        continue;
+      }
+      checkGrant(lock.fencingToken);
+      held.set(client, lock);
+      await sleep(next() * 30);
+      held.delete(client);
+      await lock.release().catch(() => undefined);
+    }
+  };
+  const loops = clients.map(loop);
+
+  for (let step = 0; step < 4; step++) {
+    const fault = Math.floor(next() * 6);
+    const holdMs = Math.floor(next() * 150);
+    if (fault === 0) {
+      const fraction = next();
+      schedule.log.push(`reset mid-chunk at ${fraction.toFixed(2)}`);
+      proxy.resetMidFrame(fraction);
+    } else if (fault === 1) {
+      const ms = Math.floor(next() * 100);
+      schedule.log.push(`delay ${ms} ms`);
+      proxy.delay(ms);
+    } else if (fault === 2 || fault === 3) {
+      const direction = fault === 2 ? 'up' : 'down';
+      schedule.log.push(`stall ${direction} for ${holdMs} ms`);
+      proxy.stall(direction);
+    } else if (fault === 4) {
+      schedule.log.push(`refuse for ${holdMs} ms`);
+      proxy.refuse(true);
+    } else {
+      const victim = clients[Math.floor(next() * clients.length)];
+      const lock = held.get(victim);
+      const id = victim.sessions[0].id;
+      schedule.log.push(`expire session ${id}${lock ? ' (a holder)' : ''}`);
+      zk.expireSessions(id);
+      if (lock) {
+        // Its node is gone on the server: within its bound the holder is told (lost), unless
+        // its own release came first (it no longer holds, so there is nothing to tell).
+        const deadline = Date.now() + scaled(SESSION_MS + REQUEST_MS + 1_000);
+        while (lock.state !== 'lost' && lock.state !== 'released' && Date.now() < deadline) {
+          await sleep(10);
+        }
+        if (lock.state !== 'lost' && lock.state !== 'released') {
+          schedule.problems.push(`holder of expired session ${id} still ${lock.state}`);
+        }
+      }
+    }
+    await sleep(holdMs);
+    proxy.heal();
+  }
+  running = false;
+  await Promise.all(loops);
+
+  const bound = scaled(SESSION_MS + REQUEST_MS + 1_000);
+  for (const client of clients) {
+    const started = Date.now();
+    await client.close();
+    if (Date.now() - started > bound) {
+      schedule.problems.push(`close() took ${Date.now() - started} ms (bound ${bound} ms)`);
+    }
+  }
+  await eventually('the proxy has no connection left', () => proxy.connections === 0);
+  await proxy.close();
+  return schedule;
+}
+
+describe('the wire under seeded faults', () => {
+  let zk: InMemoryZooKeeper;
+
+  beforeAll(async () => {
+    zk = await InMemoryZooKeeper.start();
+  });
+
+  afterAll(() => zk.close());
+
+  it(`${SCHEDULES} schedules: one holder, holders told, answers once, close bounded, nothing open (WIRE_FAULT_SEED=${SEED})`, async () => {
+    const answers = countAnswers();
+    try {
+      const baseline = snapshotResources({}).active;
+      for (let i = 0; i < SCHEDULES; i++) {
+        const seed = SEED + i;
+        const schedule = await runSchedule(zk, seed);
+        const detail = `schedule seed ${seed} (WIRE_FAULT_SEED=${seed} WIRE_FAULT_SCHEDULES=1 replays it): ${schedule.log.join('; ')}`;
+        expect(schedule.problems, detail).toEqual([]);
+        expect(answers.twice, detail).toEqual([]);
+        await eventually(`nothing left open after ${detail}`, () => {
+          const now = snapshotResources({}).active;
+          return Object.keys(baseline).every((type) => now[type] <= baseline[type]);
+        });
+      }
+    } finally {
+      answers.restore();
+    }
+  }, 600_000);
+});
