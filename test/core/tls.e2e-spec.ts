@@ -30,15 +30,24 @@ const SUCCESS_CONNECT_MS = scaled(60_000);
 
 // node-zookeeper-client ships no types; declare only what this file uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ACL, Id } = require('node-zookeeper-client') as {
+const { ACL, Id, createClient } = require('node-zookeeper-client') as {
   ACL: new (permission: number, id: unknown) => unknown;
   Id: new (scheme: string, id: string) => unknown;
+  createClient(connectionString: string): RawClient;
 };
-/** A session's node-zookeeper-client, for a request the library never sends (setACL). */
-interface RawSession {
-  client: {
-    setACL(path: string, acl: unknown[], version: number, cb: (err: Error | null) => void): void;
-  };
+/** A plain client of the server's clientPort, for a create with an ACL the library never sends. */
+interface RawClient {
+  once(event: 'connected', listener: () => void): void;
+  connect(): void;
+  close(): void;
+  create(
+    path: string,
+    data: Buffer | undefined,
+    acls: unknown[],
+    mode: number,
+    cb: (err: Error | null) => void,
+  ): void;
+  remove(path: string, version: number, cb: (err: Error | null) => void): void;
 }
 
 describe('TLS to the secureClientPort (mutual TLS)', () => {
@@ -165,38 +174,33 @@ describe('TLS to the secureClientPort (mutual TLS)', () => {
     const namespace = '/tls-same-ca';
     const admin = await ZkAdmin.connect(server.connectionString);
     await admin.create(namespace, '', 'persistent').finally(() => admin.close());
-    const other = await connect({
-      namespace,
-      tls: { ca: certs.ca, cert: certs.otherClient.cert, key: certs.otherClient.key },
-      acl: 'creator',
-      onWarning: () => undefined,
+    // The lock path as the other certificate's client would leave it after letting ours in
+    // beside its own: our nodes would sit where it can list and delete them. Made over the
+    // plain port with that ACL, since the library never sends an ACL naming two identities.
+    const path = `${namespace}/order:1`;
+    const raw = createClient(server.connectionString);
+    await new Promise<void>((resolve) => {
+      raw.once('connected', resolve);
+      raw.connect();
     });
-    const locks = await connect({
-      namespace,
-      tls: mutual(),
-      acl: 'creator',
-      onWarning: () => undefined,
-    });
-    // The other identity holds a lock, and lets our certificate in beside its own: our nodes
-    // would sit where it can list and delete them.
-    const held = await other.acquire('/order:1');
-    const internals = other as unknown as { pool: { members: Array<{ current: RawSession }> } };
-    await new Promise<void>((resolve, reject) =>
-      internals.pool.members[0].current.client.setACL(
-        `${namespace}/order:1`,
-        ['CN=other-client', 'CN=client'].map((dn) => new ACL(31, new Id('x509', dn))),
-        -1,
-        (err: Error | null) => (err ? reject(err) : resolve()),
-      ),
-    );
+    const request = (send: (cb: (err: Error | null) => void) => void) =>
+      new Promise<void>((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
     try {
+      const acl = ['CN=other-client', 'CN=client'].map((dn) => new ACL(31, new Id('x509', dn)));
+      await request((cb) => raw.create(path, undefined, acl, 0, cb));
+      const locks = await connect({
+        namespace,
+        tls: mutual(),
+        acl: 'creator',
+        onWarning: () => undefined,
+      });
       await expect(locks.tryAcquire('/order:1')).rejects.toMatchObject({
         name: 'UnexpectedAclError',
-        path: `${namespace}/order:1`,
+        path,
       });
       await expect(locks.tryAcquire('/order:1')).rejects.toThrow(/x509:CN=other-client/);
     } finally {
-      await held.release();
+      await request((cb) => raw.remove(path, -1, cb)).finally(() => raw.close());
     }
   });
 
