@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { AppProcess } from './support/app-process';
 import { testNamespace, zkConnect } from './support/nest-app';
+import { scaled } from '../support/time-scale';
 
 const MUTATIONS = 45;
 
@@ -58,7 +59,7 @@ describe('@DistributedLock on GraphQL resolvers, 3 instances', () => {
   });
 
   it('answers a busy lock with a GraphQL error whose extensions.code is LOCK_TIMEOUT', async () => {
-    const holding = gql(0, 'mutation { hold(key: "g", ms: 5000) }');
+    const holding = gql(0, `mutation { hold: holdFirst(key: "g", ms: ${scaled(5_000)}) }`);
     let error: { message: string; extensions: { code: string; status: number } } | undefined;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {
       error = (await gql(1, 'mutation { hold(key: "g", ms: 0) }')).errors?.[0];
@@ -69,7 +70,7 @@ describe('@DistributedLock on GraphQL resolvers, 3 instances', () => {
   });
 
   it('answers the same when a plain resolver calls a locked service (issue #21 §1)', async () => {
-    const holding = gql(0, 'mutation { hold(key: "q", ms: 5000) }');
+    const holding = gql(0, `mutation { hold: holdFirst(key: "q", ms: ${scaled(5_000)}) }`);
     let error: { extensions: { code: string; status: number } } | undefined;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {
       error = (await gql(1, 'mutation { holdPlain(key: "q", ms: 0) }')).errors?.[0];

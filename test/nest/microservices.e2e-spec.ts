@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
+import { scaled } from '../support/time-scale';
 import { freePort } from '../support/zookeeper';
 import { AppProcess } from './support/app-process';
 import { testNamespace, waitFor, zkConnect } from './support/nest-app';
@@ -100,7 +101,7 @@ describe('@DistributedLock on a TCP microservice, 3 instances', () => {
   });
 
   it('answers a busy lock with { code: LOCK_TIMEOUT, status: 409 } naming the path', async () => {
-    const holding = send(0, 'hold', { key: 'k', ms: 5_000 });
+    const holding = send(0, 'hold-first', { key: 'k', ms: scaled(5_000) });
     let error: unknown;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {
       // Until the first call holds the lock, the second may get it: try again.
@@ -114,7 +115,7 @@ describe('@DistributedLock on a TCP microservice, 3 instances', () => {
   });
 
   it('answers the same when a plain handler calls a locked service (issue #21 §1)', async () => {
-    const holding = send(0, 'hold', { key: 'p', ms: 5_000 });
+    const holding = send(0, 'hold-first', { key: 'p', ms: scaled(5_000) });
     let error: unknown;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {
       error = await send(1, 'hold-plain', { key: 'p', ms: 0 }).then(

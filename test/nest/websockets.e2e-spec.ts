@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { AppProcess } from './support/app-process';
 import { testNamespace, waitFor, zkConnect } from './support/nest-app';
+import { scaled } from '../support/time-scale';
 
 const MESSAGES = 60;
 
@@ -61,7 +62,9 @@ describe('@DistributedLock on a WebSocket gateway, 3 instances', () => {
   });
 
   it('sends a busy lock to the client as { code: LOCK_TIMEOUT, status: 409 }', async () => {
-    sockets[0].send(JSON.stringify({ event: 'hold', data: { key: 'w', ms: 5_000 } }));
+    sockets[0].send(
+      JSON.stringify({ event: 'hold-first', data: { key: 'w', ms: scaled(5_000) } }),
+    );
     const exception = () => replies[1].find((r) => r.event === 'exception');
     for (let attempt = 0; attempt < 100 && !exception(); attempt++) {
       const before = replies[1].length;
@@ -74,7 +77,9 @@ describe('@DistributedLock on a WebSocket gateway, 3 instances', () => {
 
   it('sends the same when a plain handler calls a locked service (issue #21 §1)', async () => {
     replies[1].length = 0;
-    sockets[0].send(JSON.stringify({ event: 'hold', data: { key: 'v', ms: 5_000 } }));
+    sockets[0].send(
+      JSON.stringify({ event: 'hold-first', data: { key: 'v', ms: scaled(5_000) } }),
+    );
     const exception = () => replies[1].find((r) => r.event === 'exception');
     for (let attempt = 0; attempt < 100 && !exception(); attempt++) {
       const before = replies[1].length;
