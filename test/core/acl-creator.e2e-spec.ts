@@ -6,9 +6,14 @@
  * credentials across reconnects and sessions.
  */
 import { createHash } from 'node:crypto';
-import { InvalidLockOptionsError, LockAccessDeniedError, ZkLockClient } from '../../lib';
+import {
+  InvalidLockOptionsError,
+  LockAbortedError,
+  LockAccessDeniedError,
+  ZkLockClient,
+} from '../../lib';
 import { LockAgent } from './support/agents';
-import { testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
+import { eventually, testRoot, ZkAdmin, zkConnectFromEnv } from './support/zk-admin';
 
 const CREDENTIALS = 'orders-app:s3cret-Pa55';
 const WRONG = 'orders-app:not-the-password';
@@ -76,12 +81,36 @@ describe("acl: 'creator' with auth", () => {
       const [node] = await owner.children(`${root}/rw`);
       expect(await owner.acl(`${root}/rw/${node}`)).toEqual(all);
     });
-    await locks.semaphore('/sem', { maxLeases: 2 }).withLease(async () => {
-      const [lease] = await owner.children(`${root}/sem/leases`);
-      for (const p of [`${root}/sem`, `${root}/sem/locks`, `${root}/sem/leases/${lease}`]) {
-        expect(await owner.acl(p)).toEqual(all);
-      }
-    });
+    // The semaphore's mutex (`locks`) is held only while an acquirer waits for room; empty, it is
+    // a container the server may sweep. So: no room (both leases taken), and a third acquirer
+    // waiting, holding the mutex while the ACLs are read.
+    const semaphore = locks.semaphore('/sem', { maxLeases: 2 });
+    const leases = [await semaphore.acquire(), await semaphore.acquire()];
+    const waiter = new AbortController();
+    const waiting = semaphore.acquire({ signal: waiter.signal }).catch((err: unknown) => err);
+    try {
+      const held = await owner.children(`${root}/sem/leases`);
+      expect(held).toHaveLength(2);
+      let acls: unknown[] = [];
+      await eventually('the ACLs read while the third acquirer holds the mutex', async () => {
+        // A read fails while no acquirer holds the mutex (the server may sweep the `locks` node).
+        try {
+          const [mutex] = await owner.children(`${root}/sem/locks`);
+          if (mutex === undefined) return false;
+          const paths = [`${root}/sem`, `${root}/sem/locks`, `${root}/sem/locks/${mutex}`];
+          for (const lease of held) paths.push(`${root}/sem/leases/${lease}`);
+          acls = await Promise.all(paths.map((p) => owner.acl(p)));
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      expect(acls).toEqual(Array(5).fill(all));
+    } finally {
+      waiter.abort(new Error('the test is done'));
+      expect(await waiting).toBeInstanceOf(LockAbortedError);
+      await Promise.all(leases.map((lease) => lease.release()));
+    }
   });
 
   it('a client without credentials cannot delete or change our lock nodes, so it cannot steal the lock', async () => {
@@ -120,20 +149,22 @@ describe("acl: 'creator' with auth", () => {
       expect(reply).toMatchObject({ type: 'error', name: 'LockAccessDeniedError' });
       expect(JSON.stringify(reply)).not.toContain('not-the-password');
       expect(lock.state).toBe('held');
+      // In this process too: the documented class, before any wait. While the lock is held, so
+      // the lock path exists (empty, it is a container the server may sweep).
+      const wrong = await ZkLockClient.connect({
+        connectionString: zkConnectFromEnv(),
+        namespace: root,
+        auth: WRONG,
+      });
+      try {
+        await expect(wrong.acquire(path)).rejects.toBeInstanceOf(LockAccessDeniedError);
+        await expect(wrong.inspect(path)).rejects.toBeInstanceOf(LockAccessDeniedError);
+      } finally {
+        await wrong.close();
+      }
+      expect(lock.state).toBe('held');
     } finally {
       await lock.release();
-    }
-    // In this process too: the documented class, before any wait.
-    const wrong = await ZkLockClient.connect({
-      connectionString: zkConnectFromEnv(),
-      namespace: root,
-      auth: WRONG,
-    });
-    try {
-      await expect(wrong.acquire(path)).rejects.toBeInstanceOf(LockAccessDeniedError);
-      await expect(wrong.inspect(path)).rejects.toBeInstanceOf(LockAccessDeniedError);
-    } finally {
-      await wrong.close();
     }
   });
 
