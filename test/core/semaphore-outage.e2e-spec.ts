@@ -160,7 +160,8 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     await prepare(path, CREATE, 2);
     const client = await ZkLockClient.connect({
       connectionString: proxy.connectionString,
-      sessionTimeoutMs: 4000, // close() waits for its cleanup at most this long
+      // close() waits for its cleanup at most this long; the session must outlive that wait.
+      sessionTimeoutMs: scaled(4000),
       connectTimeoutMs: scaled(30_000),
     });
     const order: string[] = [];

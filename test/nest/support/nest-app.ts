@@ -48,7 +48,7 @@ export async function createLockApp(
     imports: [
       ZkLockModule.forRoot({
         connectionString: zkConnect(),
-        sessionTimeoutMs: 4000,
+        sessionTimeoutMs: scaled(4000), // sessions must survive the test on a loaded machine
         isGlobal: true,
         ...options,
       }),
