@@ -17,6 +17,8 @@ import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
 
 const CREATE = 1;
+/** A CONTAINER node's create (the lock path and its ancestors), as the Java client sends it. */
+const CREATE_CONTAINER = 19;
 const GET_CHILDREN2 = 12;
 const SESSION_MS = 60_000;
 /** Well inside the session: an answer by then came from the caller's own wait. */
@@ -108,8 +110,10 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends at its waitTimeoutMs when the connection drops as it creates the leases node', async () => {
     const path = `${zk.root}/timeout-leases-node`;
-    // Creates: the mutex node, the lease node (no leases node: NoNode), the leases node: cut.
-    await prepare(path, CREATE, 3, false);
+    // Creates: the mutex node, the lease node (no leases node: NoNode), then the lease node's
+    // ancestors from the top as CONTAINER creates (the test root, the semaphore, the leases
+    // node): cut at the third, the leases node.
+    await prepare(path, CREATE_CONTAINER, 3, false);
     await expectWholeAfterReconnect(await timesOutCutOff(path), path, 0);
   });
 
