@@ -16,9 +16,15 @@ const TEMPLATE = '/orders/<orderId>/sku:<sku>';
 class OrdersService {
   constructor(private readonly locks: LockService) {}
 
-  /** Reports which path it holds, as the test expects it from the values. */
+  /** Reports which path it holds, as the test expects it from the values; `whileHeld` runs under the lock. */
   @DistributedLock(TEMPLATE)
-  async place(orderId: unknown, sku: unknown, expected: string): Promise<boolean> {
+  async place(
+    orderId: unknown,
+    sku: unknown,
+    expected: string,
+    whileHeld: () => Promise<void>,
+  ): Promise<boolean> {
+    await whileHeld();
     return this.locks.isHeld(expected);
   }
 }
@@ -58,7 +64,12 @@ describe('template values (property-based, real ZooKeeper)', () => {
             ? `/orders/${encodePathSegment(orderId)}/sku:${encodePathSegment(sku)}`
             : undefined;
         const acquiredBefore = fixture.acquired.length;
-        const outcome = await orders.place(orderId, sku, expected ?? '/none').then(
+        // Read while held: an emptied lock path is a container the server may remove at once.
+        let pathExisted: boolean | undefined;
+        const whileHeld = async (): Promise<void> => {
+          pathExisted = await admin.exists(`${namespace}${expected}`);
+        };
+        const outcome = await orders.place(orderId, sku, expected ?? '/none', whileHeld).then(
           (held) => ({ held }),
           (error: Error) => ({ error }),
         );
@@ -70,7 +81,7 @@ describe('template values (property-based, real ZooKeeper)', () => {
         }
         expect(outcome).toEqual({ held: true });
         // The lock path: one node per template segment (orders, the order, the sku), in the namespace.
-        expect(await admin.exists(`${namespace}${expected}`)).toBe(true);
+        expect(pathExisted).toBe(true);
         expect(expected.split('/')).toHaveLength(4);
       }),
       { numRuns: 150 },
