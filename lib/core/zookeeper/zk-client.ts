@@ -1,5 +1,10 @@
 /** Owns ZooKeeper's records as the engine sees them: Stat, watch events, create modes, ACLs, paths. */
 import { AssertionError } from 'node:assert';
+import {
+  parseConnectionString,
+  type ParsedConnectionString,
+  type ZkServerAddress,
+} from '../connection-string';
 import type { AclEntry } from './jute-requests';
 
 /** The fields of ZooKeeper's Stat the engine reads (its longs as 8-byte big-endian Buffers). */
@@ -56,42 +61,22 @@ export function validatePath(path: string): void {
   check(!/\/\.(\.)?(\/|$)/.test(path), 'Node path must not contain relative path(s).');
 }
 
-export interface ZkServerAddress {
-  host: string;
-  port: number;
-}
+export type { ZkServerAddress };
 
 /** A connection string read: its servers, and the chroot every path is sent under, if any. */
-export interface ConnectionTarget {
-  servers: ZkServerAddress[];
-  chroot?: string;
-}
+export type ConnectionTarget = ParsedConnectionString;
 
 /**
- * Reads "host:port,host:port[/chroot]" (port 2181 when left out; an AssertionError when no
- * server is named or the chroot is not a valid path). The servers are shuffled, as every
- * ZooKeeper client does, so that clients of one connection string spread over the ensemble.
+ * The connection string as connection-string.ts reads and checks it (an AssertionError naming
+ * the bad part when it is not usable: the client's options check has told users the same at
+ * connect), its chroot checked as every path is. The servers are shuffled, as every ZooKeeper
+ * client does, so that clients of one connection string spread over the ensemble.
  */
-export function parseConnectionString(connectionString: string): ConnectionTarget {
-  check(
-    !!connectionString && typeof connectionString === 'string',
-    'connectionString must be a non-empty string.',
-  );
-  const slash = connectionString.indexOf('/');
-  let chroot: string | undefined;
-  if (slash !== -1 && slash !== connectionString.length - 1) {
-    chroot = connectionString.substring(slash);
-    validatePath(chroot);
-  }
-  const hosts = slash === -1 ? connectionString : connectionString.substring(0, slash);
-  const servers = hosts
-    .split(',')
-    .filter((item) => item)
-    .map((item) => {
-      const [host, port] = item.split(':');
-      return { host, port: Number(port || 2181) };
-    });
-  check(servers.length > 0, 'connectionString must contain at least one server.');
+export function connectionTarget(connectionString: string): ConnectionTarget {
+  const read = parseConnectionString(connectionString);
+  if (!read.ok) throw new AssertionError({ message: `connectionString: ${read.reason}.` });
+  const { servers, chroot } = read.parsed;
+  if (chroot !== undefined) validatePath(chroot);
   for (let i = servers.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
     [servers[i], servers[j]] = [servers[j], servers[i]];

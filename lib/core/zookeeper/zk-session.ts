@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { ConnectFailure } from '../errors';
 import { ZooKeeperAuthFailedError } from '../errors';
-import { Stat, Watcher, parseConnectionString } from './zk-client';
+import { Stat, Watcher, connectionTarget } from './zk-client';
 import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
 import { SessionClock } from './session-clock';
@@ -70,7 +70,7 @@ export class ZkSession extends EventEmitter {
     const credentials = options.credentials ?? ZkCredentials.none;
     this.credentials = credentials;
     this.withAuth = credentials.authCount > 0;
-    const target = parseConnectionString(options.connectionString);
+    const target = connectionTarget(options.connectionString);
     this.failures = new ConnectFailures(() => target.servers.length);
     this.wire = new ZkWire({
       target,
