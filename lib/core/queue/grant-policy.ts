@@ -156,5 +156,5 @@ export function grantsNow(policy: GrantPolicy, waiters: readonly Waiter[], busy:
  * holding means, and when it ends").
  */
 function mayGrant(node: Contender | undefined): node is Contender {
-  return !!node?.isFirst && !!node.session?.provenAlive;
+  return !!node?.isFirst && !!node.session?.checkProvenAlive();
 }

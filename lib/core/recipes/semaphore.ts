@@ -261,7 +261,7 @@ export class SemaphoreRecipe {
             // Granted only on a session proven alive, like a lock (docs/design.md "What holding
             // means"): a listing read after this process stalled may describe a session the
             // server has expired since. Listing again asks the server now: its answer proves the session or ends it.
-            if (session.provenAlive) break;
+            if (session.checkProvenAlive()) break;
             await untilUsable();
             continue;
           }

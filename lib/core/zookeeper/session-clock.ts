@@ -1,22 +1,15 @@
 /** Owns our own view of the session's liveness: heard from when, and what a silence means. */
-export interface SessionClockHandlers {
-  /** Connected, but the server has been silent for 2/3 of the session timeout (half-open socket). */
-  onSilent(): void;
+
+/** What a tick of the clock asks of the session (docs/design.md "The session's states"). */
+export type ClockVerdict =
+  /** Not heard from for a whole session timeout: the server has expired the session by now. */
+  | 'expired'
+  /** Connected, but the server has been silent for 2/3 of the timeout (a half-open socket). */
+  | 'silent'
+  /** Connected, no answer for half the timeout: a request's answer tells more than a ping's. */
+  | 'quiet'
   /** A connection attempt (TCP + handshake) is taking too long: try the next server. */
-  onStuckConnecting(): void;
-  /** Not heard from the server for a whole session timeout: the server has expired us by now. */
-  onExpiredByClock(): void;
-  /**
-   * The process was paused or its event loop blocked: what it reads now may have waited in the
-   * socket all along. Send a request: only a reply to a request sent from now on proves life.
-   */
-  onStall(): void;
-  /**
-   * Connected, but no answer for half the session timeout: send a request, whose answer (or its
-   * absence) tells more than waiting for the next ping.
-   */
-  onQuiet(): void;
-}
+  | 'stuck';
 
 /**
  * Our own view of the session's liveness: the wire never decides a session is gone on its own
@@ -28,7 +21,8 @@ export interface SessionClockHandlers {
  *
  * A process stopped (SIGSTOP, GC) or an event loop blocked for a while reads, when it wakes, data
  * that may have arrived long ago: after such a stall, arriving data no longer counts as news from
- * the server until a reply to a request sent after the stall comes back (`confirmed`).
+ * the server until a reply to a request sent after the stall comes back (`confirmed`). The clock
+ * keeps no timer and calls nothing: the session ticks it and acts on what it answers.
  */
 export class SessionClock {
   private lastHeard = Date.now();
@@ -36,7 +30,6 @@ export class SessionClock {
   private isConnected = false;
   private everConnected = false;
   private attemptStartedAt = 0;
-  private timer?: NodeJS.Timeout;
   private interval = 500;
   /** Last time this process was seen running (a tick, or data read without a stall). */
   private lastAwakeAt = Date.now();
@@ -44,29 +37,29 @@ export class SessionClock {
   private resumedAt = 0;
   private untrusted = false;
 
-  constructor(
-    private readonly requestedTimeoutMs: number,
-    private readonly handlers: SessionClockHandlers,
-  ) {
+  constructor(private readonly requestedTimeoutMs: number) {
     this.timeoutMs = requestedTimeoutMs;
   }
 
+  /** Starts the clock now: the session ticks it every `tickMs` from here. */
   start(): void {
     this.interval = Math.max(50, Math.min(500, Math.floor(this.timeoutMs / 10)));
     this.lastAwakeAt = Date.now();
-    this.timer = setInterval(() => this.tick(Date.now()), this.interval);
-    this.timer.unref();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  get tickMs(): number {
+    return this.interval;
   }
 
-  /** An answer to one of our requests was read just now (never a watch notification). */
-  heard(now = Date.now()): void {
-    if (this.noticeStall(now) || this.untrusted) return;
-    this.lastHeard = now;
+  /**
+   * An answer to one of our requests was read just now (never a watch notification). True when
+   * this process stalled before it: the answer proves nothing, and a request must be sent (only
+   * its reply proves life).
+   */
+  heard(now = Date.now()): boolean {
+    if (this.noticeStall(now)) return true;
+    if (!this.untrusted) this.lastHeard = now;
+    return false;
   }
 
   /** A request sent at `sentAt` was answered: the server had our session at sentAt or later. */
@@ -120,29 +113,28 @@ export class SessionClock {
     return this.silenceMs(now) <= this.safeWindowMs;
   }
 
-  tick(now: number): void {
-    this.noticeStall(now);
+  /**
+   * The rules, applied at `now`: `stalled` when this process did not run for a while before it
+   * (a request must be sent, as for heard), and the verdict, if any.
+   */
+  tick(now: number): { stalled: boolean; verdict?: ClockVerdict } {
+    const stalled = this.noticeStall(now);
     const silence = this.silenceMs(now);
     // First: a silence longer than the session timeout ends the session, even while the
     // socket still looks connected (a process that was paused and just woke up).
-    if (this.everConnected && silence > this.timeoutMs) {
-      this.stop();
-      this.handlers.onExpiredByClock();
-      return;
-    }
+    if (this.everConnected && silence > this.timeoutMs) return { stalled, verdict: 'expired' };
     if (this.isConnected) {
       if (silence > this.safeWindowMs) {
         this.isConnected = false;
-        this.handlers.onSilent();
-      } else if (silence > this.timeoutMs / 2) {
-        this.handlers.onQuiet();
+        return { stalled, verdict: 'silent' };
       }
-      return;
+      return { stalled, verdict: silence > this.timeoutMs / 2 ? 'quiet' : undefined };
     }
     if (this.attemptStartedAt && now - this.attemptStartedAt > Math.max(500, this.timeoutMs / 3)) {
       this.attemptStartedAt = now;
-      this.handlers.onStuckConnecting();
+      return { stalled, verdict: 'stuck' };
     }
+    return { stalled };
   }
 
   /**
@@ -156,7 +148,6 @@ export class SessionClock {
     if (!stalled) return false;
     this.untrusted = true;
     this.resumedAt = now;
-    this.handlers.onStall();
     return true;
   }
 }

@@ -119,7 +119,7 @@ export class ZkConnection extends EventEmitter {
   async close(): Promise<void> {
     this.closed = true;
     // A lost session may still be closing itself in the background: closed now, it ends at once
-    // unless its close is already on the wire (SessionLifecycle), so nothing outlives close().
+    // unless its close is already on the wire (ZkSession.close), so nothing outlives close().
     await Promise.all([this.session.close(), ...[...this.lostSessions].map((s) => s.close())]);
     this.setState('CLOSED');
     this.removeAllListeners();

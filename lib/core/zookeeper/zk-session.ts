@@ -1,4 +1,4 @@
-/** Owns one ZooKeeper session's API: requests, watches, liveness and state, composed. */
+/** Owns one ZooKeeper session: its state machine, and the API the engine sees of it. */
 import { EventEmitter } from 'node:events';
 import type { ConnectFailure } from '../errors';
 import { ZooKeeperAuthFailedError } from '../errors';
@@ -9,14 +9,49 @@ import { SessionClock } from './session-clock';
 import { Listing, SessionRequests } from './session-requests';
 import type { AclEntry } from './jute-requests';
 import { DataWatches } from './data-watches';
-import { LossReason, SessionLifecycle, SessionState } from './session-lifecycle';
-import { untilConnected, untilUsable } from './session-waits';
 import { ZkCode, ZkRequestError } from './zk-errors';
-import { ZkWire } from './zk-wire';
+import { WireOptions, ZkWire } from './zk-wire';
 import type { RoundTrips } from './round-trips';
 
-export type { SessionState } from './session-lifecycle';
 export type { Listing } from './session-requests';
+
+/** The state a session reports (ZkSession.state). */
+export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
+
+export type LossReason = 'session-expired' | 'connection-lost';
+
+/** Where a session is (docs/design.md "The session's states"); `state` is what it reports. */
+export type Phase =
+  /** No session yet, or its credentials are not confirmed yet. */
+  | 'connecting'
+  | 'connected'
+  /** The connection dropped; the server may still hold the session. */
+  | 'suspended'
+  /** The owner closed it: CLOSE_SESSION sent, waiting for the server to close the socket. */
+  | 'closing'
+  /** Over for us; still closing itself on the server in the background. */
+  | 'lost'
+  /** Ended after the owner's close: no socket, no timer. */
+  | 'closed'
+  /** Ended after a loss (still reported as lost). */
+  | 'lost-closed';
+
+/** Every phase a phase may move to (docs/design.md "The session's states"); no other move. */
+export const TRANSITIONS: Readonly<Record<Phase, readonly Phase[]>> = {
+  connecting: ['connected', 'closing', 'lost'],
+  connected: ['connected', 'suspended', 'closing', 'lost'],
+  suspended: ['connected', 'closing', 'lost'],
+  closing: ['lost', 'closed'],
+  lost: ['lost-closed'],
+  closed: [],
+  'lost-closed': [],
+};
+
+/** The phases that take requests. */
+const LIVE: readonly Phase[] = ['connecting', 'connected', 'suspended'];
+
+/** The events that make a session usable: the first connection, or a reconnection. */
+const UP: readonly string[] = ['connected', 'reconnected'];
 
 export interface ZkSessionOptions {
   connectionString: string;
@@ -33,6 +68,8 @@ export interface ZkSessionOptions {
    * (ensureLockPath), so nothing of the library removes it.
    */
   namespace?: string;
+  /** @internal Builds the session's wire (a spec hands a stand-in). */
+  openWire?: (options: WireOptions) => ZkWire;
 }
 
 /** How a holder's loss reads when the servers refused our credentials (see authFailure). */
@@ -42,53 +79,60 @@ const AUTH_REFUSED =
 
 /**
  * One ZooKeeper session over our own wire (ZkWire), with promises, request timeouts, and our own
- * liveness clock (see SessionClock). Events: 'connected', 'suspended', 'reconnected', 'lost'
- * (reason: 'session-expired' | 'connection-lost'), 'closed'.
- * A lost session is never revived: the owner creates a new ZkSession.
- * Its parts (docs/design.md "The connection layer"): ZkWire (sockets, frames, pings,
- * reconnects), SessionLifecycle (the state machine and the one way it ends), SessionRequests,
- * DataWatches, SessionClock, ConnectFailures, session-waits.ts. This class reads the wire's
- * events into them: the session id, credentials confirmed, loss, the probe after a stall.
+ * liveness clock (SessionClock). Its state machine is here whole (docs/design.md "The session's
+ * states"): the wire's events, the clock's verdicts and the owner's calls are its inputs, each
+ * moving the phase along TRANSITIONS only. Events: 'connected', 'suspended', 'reconnected',
+ * 'lost' (reason: 'session-expired' | 'connection-lost'), 'closed'. A lost session is never
+ * revived: the owner creates a new ZkSession.
  */
 export class ZkSession extends EventEmitter {
   private readonly wire: ZkWire;
-  private readonly lifecycle: SessionLifecycle;
   private readonly requests: SessionRequests;
   private readonly watches = new DataWatches();
   private readonly clock: SessionClock;
   private readonly failures: ConnectFailures;
   private readonly credentials: ZkCredentials;
-  private readonly withAuth: boolean;
+  private current: Phase = 'connecting';
+  /** What `state` reports while closing: the state the owner closed it in. */
+  private shown: SessionState = 'connecting';
   private sessionId = '';
   private stalled = false;
   private refusedAuth?: ZooKeeperAuthFailedError;
   private probing = false;
+  private ticker?: NodeJS.Timeout;
+  private endTimer?: NodeJS.Timeout;
+  private endsAt = Infinity;
+  private resolveEnded!: () => void;
+  /** Resolves once the session has ended. */
+  private readonly ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
 
   constructor(private readonly options: ZkSessionOptions) {
     super();
     this.setMaxListeners(0);
     const credentials = options.credentials ?? ZkCredentials.none;
     this.credentials = credentials;
-    this.withAuth = credentials.authCount > 0;
     const target = connectionTarget(options.connectionString);
     this.failures = new ConnectFailures(() => target.servers.length);
-    this.wire = new ZkWire({
+    this.clock = new SessionClock(options.sessionTimeoutMs);
+    const openWire = options.openWire ?? ((wire: WireOptions) => new ZkWire(wire));
+    this.wire = openWire({
       target,
       sessionTimeoutMs: options.sessionTimeoutMs,
       credentials,
+      // The wire's events: inputs of the state machine.
       handlers: {
-        connected: (id) => this.wireConnected(id),
+        connected: (id) => this.handshaken(id),
         disconnected: () => {
-          if (!this.lifecycle.live) return;
+          if (!this.live) return;
           this.clock.disconnected();
-          this.lifecycle.disconnected();
+          if (this.current === 'connected') this.to('suspended');
         },
-        expired: () => this.markLost('session-expired'),
+        expired: () => this.lose('session-expired'),
         authFailed: () => {
           this.refusedAuth = new ZooKeeperAuthFailedError(options.connectionString, 'digest');
-          this.markLost('connection-lost');
+          this.lose('connection-lost');
         },
-        answered: () => this.clock.heard(),
+        answered: () => this.heard(),
         socketFailed: (err, server, secured) => {
           if (!credentials.usesTls) return this.failures.socketFailed(err);
           const failure = describeTlsFailure(err, server, secured);
@@ -97,11 +141,12 @@ export class ZkSession extends EventEmitter {
             this.emit('refused');
         },
         mayConnect: () => {
-          if (!this.lifecycle.mayConnect()) return false;
+          if (this.current === 'closing') this.end(); // the owner's close, no connection left
+          if (this.isEnded) return false;
           this.clock.attempting();
           return true;
         },
-        ended: () => this.lifecycle.socketClosedForGood(),
+        ended: () => this.end(),
       },
     });
     this.requests = new SessionRequests({
@@ -113,32 +158,26 @@ export class ZkSession extends EventEmitter {
       authFailure: () => this.refusedAuth,
       roundTrips: options.roundTrips,
     });
-    this.clock = new SessionClock(options.sessionTimeoutMs, {
-      onSilent: () => this.wire.dropSocket(),
-      onStuckConnecting: () => this.wire.dropSocket(),
-      onExpiredByClock: () => this.markLost('connection-lost'),
-      onStall: () => process.nextTick(() => this.probe()),
-      onQuiet: () => this.probe(),
-    });
-    this.lifecycle = new SessionLifecycle({
-      emit: (event: string, ...args: unknown[]) => this.emit(event, ...args),
-      socketConnected: () => this.wire.connected,
-      refuseRequests: () => this.requests.refuseAll(),
-      closeOnServer: () => this.wire.closeSession(),
-      release: () => {
-        this.clock.stop();
-        this.requests.idle();
-        this.watches.clear();
-        this.wire.end();
-      },
-      forget: () => this.removeAllListeners(),
-    });
     if (options.firstXid !== undefined) this.wire.startXidsAt(options.firstXid);
   }
 
   /** Hex session id, known once connected. */
   get id(): string {
     return this.sessionId;
+  }
+
+  /** The phase the state machine is in (`state` is what it reports). */
+  get phase(): Phase {
+    return this.current;
+  }
+
+  get state(): SessionState {
+    return this.shown;
+  }
+
+  /** Connecting, connected or suspended, also while the owner's close is under way. */
+  get alive(): boolean {
+    return this.shown === 'connected' || this.shown === 'suspended' || this.shown === 'connecting';
   }
 
   /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
@@ -151,16 +190,8 @@ export class ZkSession extends EventEmitter {
     return this.refusedAuth;
   }
 
-  get state(): SessionState {
-    return this.lifecycle.state;
-  }
-
   get connectionString(): string {
     return this.options.connectionString;
-  }
-
-  get alive(): boolean {
-    return this.lifecycle.alive;
   }
 
   /** Why the last connection attempt failed (TLS or plain), until a session is connected. */
@@ -183,14 +214,20 @@ export class ZkSession extends EventEmitter {
 
   /**
    * Connected and heard from within the safe window (2/3 of the session timeout): only then may
-   * a lock be granted or handed on. Otherwise the clock's rules are applied right after this
-   * call, so a session silent for too long (a process that just woke up) is dropped or declared
-   * lost before the next timer of the caller runs.
+   * a lock be granted or handed on. A plain read; checkProvenAlive also applies the clock's rules.
    */
   get provenAlive(): boolean {
-    if (this.state !== 'connected') return false;
-    if (this.clock.withinSafeWindow()) return true;
-    process.nextTick(() => this.checkLiveness());
+    return this.state === 'connected' && this.clock.withinSafeWindow();
+  }
+
+  /**
+   * provenAlive, for a grant. When a connected session is not proven alive, the clock's rules are
+   * applied right after this call, so a session silent for too long (a process that just woke
+   * up) is dropped or declared lost before the next timer of the caller runs.
+   */
+  checkProvenAlive(): boolean {
+    if (this.provenAlive) return true;
+    if (this.state === 'connected') process.nextTick(() => this.checkLiveness());
     return false;
   }
 
@@ -209,38 +246,50 @@ export class ZkSession extends EventEmitter {
 
   /** Applies the liveness rules now (synchronously): may mark the session lost at once. */
   checkLiveness(): void {
-    if (this.alive && !this.lifecycle.ended) this.clock.tick(Date.now());
+    if (this.alive && !this.isEnded) this.tick(Date.now());
   }
 
   start(): void {
     this.clock.start();
+    this.ticker = setInterval(() => this.tick(Date.now()), this.clock.tickMs);
+    this.ticker.unref();
     this.wire.start();
   }
 
   /**
    * A server answers again (the owner's next session connected): a lost session still trying
-   * to close itself on the server gets its grace from now (SessionLifecycle.lose).
+   * to close itself on the server has a session timeout from now, at the latest, to do so.
    */
   serverReachable(): void {
-    this.lifecycle.reachable();
+    if (this.current === 'lost') this.endWithinAtMost(this.options.sessionTimeoutMs);
   }
 
   /** Resolves once connected again: true, or false if the session is lost or closed first. */
   whenUsable(): Promise<boolean> {
     if (this.state === 'connected') return Promise.resolve(true);
     if (!this.alive) return Promise.resolve(false);
-    return untilUsable(this);
+    return this.nextOf([...UP, 'lost', 'closed'], (event) => UP.includes(event));
   }
 
   /**
    * Resolves once connected; rejects when `timeoutMs` passes, the session ends first, or every
    * server refused the TLS handshake (refusedEverywhere).
    */
-  waitConnected(timeoutMs: number): Promise<void> {
-    if (this.state === 'connected') return Promise.resolve();
+  async waitConnected(timeoutMs: number): Promise<void> {
+    if (this.state === 'connected') return;
     const gone = (): Error => this.goneError('connect', '/');
-    if (!this.alive || this.refusedEverywhere) return Promise.reject(gone());
-    return untilConnected(this, timeoutMs, gone);
+    if (!this.alive || this.refusedEverywhere) throw gone();
+    const failure = await this.nextOf(
+      [...UP, 'lost', 'closed', 'refused'],
+      (event) => {
+        if (UP.includes(event)) return undefined;
+        if (event !== 'timeout') return gone();
+        const message = `no session within ${timeoutMs} ms`;
+        return new ZkRequestError(ZkCode.REQUEST_TIMEOUT, 'connect', '/', message);
+      },
+      timeoutMs,
+    );
+    if (failure) throw failure;
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
@@ -305,62 +354,119 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * Closes the session (deleting its ephemeral nodes) and resolves when it has ended: within
-   * `graceMs` when the server must answer, at once when no connection is up (SessionLifecycle).
+   * The owner's close: closes the session (deleting its ephemeral nodes) and resolves once it
+   * has ended, within `graceMs` when the server must answer, at once when no connection is up.
+   * A lost session has nothing left to protect: it waits only for a close already sent on a
+   * connection.
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
-    return this.lifecycle.close(graceMs);
+    if (this.live) {
+      this.to('closing');
+      this.endWithin(graceMs);
+    } else if (this.current === 'lost') {
+      if (this.wire.connected) this.endWithinAtMost(graceMs);
+      else this.end();
+    }
+    return this.ended;
   }
 
-  /** The error for a request or wait the session no longer takes (lost, closing or closed). */
-  private goneError(op: string, path: string): ZkRequestError {
-    return new ZkRequestError(
-      ZkCode.SESSION_GONE,
-      op,
-      path,
-      `ZooKeeper ${op} "${path}": session ${this.sessionId || '(none)'} is ${this.lifecycle.state}`,
-    );
+  /** May take requests: live, and not being closed. */
+  private get live(): boolean {
+    return LIVE.includes(this.current);
   }
 
-  private markLost(reason: LossReason): void {
-    if (this.lifecycle.over) return;
-    this.stalled = this.clock.stale;
-    // The server may still hold this session (the whole ensemble was paused, or restarts and
-    // restores it from its log): it closes itself when possible so its ephemeral nodes go at
-    // once. A session our clock ended keeps trying until a server answers again, then gets
-    // another session timeout; one the server expired, or whose credentials it refused, only
-    // that timeout.
-    const untilReachable = reason === 'connection-lost' && !this.refusedAuth;
-    this.lifecycle.lose(reason, this.options.sessionTimeoutMs, untilReachable);
+  /** Lost or ended: nothing the wire reports changes it any more. */
+  private get over(): boolean {
+    return this.current === 'lost' || this.isEnded;
+  }
+
+  private get isEnded(): boolean {
+    return this.current === 'closed' || this.current === 'lost-closed';
   }
 
   /**
-   * A connection's handshake completed. A lost session closes itself on the server now; a new
-   * session with `auth` is 'connected' only once the servers accepted the credentials: they
-   * answer our AUTH packets (written right behind the ConnectRequest) before any later request,
-   * so an answered exists('/') means they were accepted (on AUTH_FAILED the server closes the
-   * connection first). A dropped connection meanwhile connects again and asks again.
+   * The one move of the phase, along TRANSITIONS (false for any other), and what it reports:
+   * requests are refused from the move that leaves the live phases on, and each move the owner
+   * hears of is emitted.
    */
-  private wireConnected(id: string): void {
-    if (this.lifecycle.over) return this.lifecycle.socketConnected();
-    const first = this.lifecycle.phase === 'connecting';
+  private to(next: Phase, reason?: LossReason): boolean {
+    if (!TRANSITIONS[this.current].includes(next)) return false;
+    const from = this.current;
+    const wasLive = this.live;
+    this.current = next;
+    if (wasLive && !this.live) this.requests.refuseAll();
+    if (next !== 'closing' && next !== 'lost-closed') this.shown = next;
+    if (next === 'connected') this.emit(from === 'connecting' ? 'connected' : 'reconnected');
+    else if (next === 'suspended') this.emit('suspended');
+    else if (next === 'lost') this.emit('lost', reason);
+    return true;
+  }
+
+  /**
+   * A connection's handshake completed. A lost session closes itself on the server now, within
+   * a session timeout. A new session with `auth` is connected only once the servers accepted the
+   * credentials: they answer our AUTH packets (written right behind the ConnectRequest) before
+   * any later request, so an answered exists('/') means they were accepted (on AUTH_FAILED the
+   * server closes the connection first). A dropped connection meanwhile connects again and asks
+   * again.
+   */
+  private handshaken(id: string): void {
+    if (this.over) {
+      if (this.current !== 'lost') return;
+      this.wire.closeSession();
+      return this.endWithinAtMost(this.options.sessionTimeoutMs);
+    }
+    const first = this.current === 'connecting';
     this.sessionId = id;
-    this.clock.heard();
-    if (!this.clock.connected(this.wire.negotiatedTimeoutMs))
-      return this.markLost('session-expired');
+    this.heard();
+    if (!this.clock.connected(this.wire.negotiatedTimeoutMs)) return this.lose('session-expired');
     if (this.clock.stale) this.probe(); // a handshake answered after a stall
     this.failures.connected();
-    if (!first || !this.withAuth) return this.lifecycle.connected();
+    if (!first || this.credentials.authCount === 0) return void this.to('connected');
     void this.requests.probe().then((answered) => {
-      if (answered && this.lifecycle.phase === 'connecting' && this.wire.connected) {
-        this.lifecycle.connected();
-      }
+      if (answered && this.current === 'connecting' && this.wire.connected) this.to('connected');
     });
+  }
+
+  /**
+   * The session is over for us; it closes itself on the server within a session timeout if it
+   * can. A server that restarts restores the session from its log and keeps its nodes until it
+   * expires it, a session timeout after its start, however long it was down: closed by us, they
+   * go at once. So a session our clock ended, with no connection now, keeps trying with no
+   * deadline until a server answers again (handshaken, serverReachable); one the server
+   * expired, or whose credentials it refused, has that timeout from now.
+   */
+  private lose(reason: LossReason): void {
+    if (this.over) return;
+    this.stalled = this.clock.stale;
+    if (!this.to('lost', reason)) return;
+    const untilReachable = reason === 'connection-lost' && !this.refusedAuth;
+    if (untilReachable && !this.wire.connected) return;
+    this.endWithin(this.options.sessionTimeoutMs);
+  }
+
+  /** The clock's rules, applied at `now`: what its verdict asks is done here. */
+  private tick(now: number): void {
+    const { stalled, verdict } = this.clock.tick(now);
+    if (stalled) process.nextTick(() => this.probe());
+    if (verdict === 'expired') {
+      clearInterval(this.ticker);
+      this.lose('connection-lost');
+    } else if (verdict === 'silent' || verdict === 'stuck') {
+      this.wire.dropSocket(); // the next server is tried
+    } else if (verdict === 'quiet') {
+      this.probe();
+    }
+  }
+
+  /** An answer to one of our requests was read: the clock is told (a stall asks for a probe). */
+  private heard(): void {
+    if (this.clock.heard()) process.nextTick(() => this.probe());
   }
 
   /** After a stall or a quiet spell: a request sent now whose reply proves the session alive. */
   private probe(): void {
-    if (this.probing || !this.lifecycle.live) return;
+    if (this.probing || !this.live) return;
     this.probing = true;
     const sentAt = Date.now();
     void this.requests.probe().then((answered) => {
@@ -370,5 +476,78 @@ export class ZkSession extends EventEmitter {
       // Another stall while it was under way: that one needs a request sent after it.
       if (this.clock.stale) this.probe();
     });
+  }
+
+  /**
+   * Loss and close end the same way: CLOSE_SESSION when a connection is up, then `graceMs` for
+   * the server to close the socket. Without a connection, a closing session ends at once and a
+   * lost one waits `graceMs` for a reconnect (handshaken sends the close then).
+   */
+  private endWithin(graceMs: number): void {
+    if (this.endTimer) return; // already ending
+    if (this.wire.connected) {
+      this.wire.closeSession();
+      this.endWithinAtMost(graceMs);
+    } else if (this.current === 'lost') {
+      this.endWithinAtMost(graceMs);
+    } else {
+      this.end();
+    }
+  }
+
+  /** Ends the session within `ms` at the latest: an end already due sooner stays as it is. */
+  private endWithinAtMost(ms: number): void {
+    const at = Date.now() + ms;
+    if (at >= this.endsAt) return;
+    clearTimeout(this.endTimer);
+    this.endsAt = at;
+    this.endTimer = setTimeout(() => this.end(), ms);
+    this.endTimer.unref(); // never keeps the process alive
+  }
+
+  /** The one place a session ends, whatever ended it: no socket, no timer, no listener. */
+  private end(): void {
+    if (this.isEnded) return;
+    clearTimeout(this.endTimer);
+    if (this.live) this.to('closing');
+    this.to(this.current === 'lost' ? 'lost-closed' : 'closed');
+    clearInterval(this.ticker);
+    this.requests.idle();
+    this.watches.clear();
+    this.wire.end();
+    this.emit('closed');
+    this.removeAllListeners();
+    this.resolveEnded();
+  }
+
+  /**
+   * The first of `events` this session emits, read by `settle` as it is emitted (or `settle` of
+   * 'timeout' once `timeoutMs` passed); no listener is left behind.
+   */
+  private nextOf<T>(
+    events: readonly string[],
+    settle: (event: string) => T,
+    timeoutMs?: number,
+  ): Promise<T> {
+    return new Promise((resolve) => {
+      const listeners = events.map((event) => [event, () => done(event)] as const);
+      const done = (event: string): void => {
+        clearTimeout(timer);
+        for (const [name, listener] of listeners) this.off(name, listener);
+        resolve(settle(event));
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs, 'timeout');
+      for (const [name, listener] of listeners) this.on(name, listener);
+    });
+  }
+
+  /** The error for a request or wait the session no longer takes (lost, closing or closed). */
+  private goneError(op: string, path: string): ZkRequestError {
+    return new ZkRequestError(
+      ZkCode.SESSION_GONE,
+      op,
+      path,
+      `ZooKeeper ${op} "${path}": session ${this.sessionId || '(none)'} is ${this.state}`,
+    );
   }
 }

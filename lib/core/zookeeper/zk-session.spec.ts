@@ -1,0 +1,311 @@
+/**
+ * The session's state machine (docs/design.md "The session's states"), driven through its inputs:
+ * the wire's events (a stand-in wire the spec plays the server with), the clock (fake timers)
+ * and the owner's calls. The log holds what the session emitted and asked of the wire, in order.
+ */
+import { vi } from 'vitest';
+import { Phase, TRANSITIONS, ZkSession } from './zk-session';
+import type { WireHandlers, WireOptions, ZkWire } from './zk-wire';
+import { ZkCredentials } from './zk-credentials';
+import type { ZkServerError } from './error-codes';
+import { ZkCode } from './zk-errors';
+
+const TIMEOUT = 3_000;
+
+/** The wire as the session sees it; the spec plays its events. */
+class StandInWire {
+  connected = false;
+  negotiatedTimeoutMs = 0;
+  /** Requests written, each with the callback that answers it. */
+  readonly requests: ((err: ZkServerError | null) => void)[] = [];
+
+  constructor(
+    readonly handlers: WireHandlers,
+    private readonly log: string[],
+  ) {}
+
+  start(): void {}
+  startXidsAt(): void {}
+  watch(): void {}
+
+  request(_type: number, _frame: Buffer, answer: (err: ZkServerError | null) => void): void {
+    this.requests.push(answer);
+  }
+
+  /** As the wire: CLOSE_SESSION asked for, and no connection carries the session any more. */
+  closeSession(): void {
+    this.log.push('closeSession');
+    this.connected = false;
+  }
+
+  dropSocket(): void {
+    this.log.push('dropSocket');
+  }
+
+  end(): void {
+    this.log.push('end');
+  }
+}
+
+function setup(options: { auth?: string } = {}) {
+  const log: string[] = [];
+  let wire!: StandInWire;
+  const session = new ZkSession({
+    connectionString: '127.0.0.1:2181',
+    sessionTimeoutMs: TIMEOUT,
+    requestTimeoutMs: 1_000,
+    credentials: options.auth ? ZkCredentials.from({ auth: options.auth }) : undefined,
+    openWire: (wireOptions: WireOptions) => {
+      wire = new StandInWire(wireOptions.handlers, log);
+      return wire as unknown as ZkWire;
+    },
+  });
+  for (const event of ['connected', 'reconnected', 'suspended', 'closed'])
+    session.on(event, () => log.push(event));
+  session.on('lost', (reason: string) => log.push(`lost ${reason}`));
+  session.start();
+  /** A handshake completed on a new connection. */
+  const handshake = (): void => {
+    wire.connected = true;
+    wire.negotiatedTimeoutMs = TIMEOUT;
+    wire.handlers.connected('abc', TIMEOUT);
+  };
+  /** The connection dropped. */
+  const drop = (): void => {
+    wire.connected = false;
+    wire.handlers.disconnected();
+  };
+  /** Silent, with no connection, past the session timeout: our clock ends the session. */
+  const loseToClock = (): void => {
+    drop();
+    vi.advanceTimersByTime(TIMEOUT + 500);
+  };
+  return { session, log, wire: () => wire, handshake, drop, loseToClock };
+}
+
+/** Flushes process.nextTick callbacks (fake timers leave them real). */
+const ticks = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
+
+describe('ZkSession, its state machine', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('reports connected, suspended and reconnected along the table', () => {
+    const { session, log, handshake, drop } = setup();
+    expect(session.state).toBe('connecting');
+    drop(); // before the first session: nothing to report
+    handshake();
+    drop();
+    handshake();
+    expect(log).toEqual(['connected', 'suspended', 'reconnected']);
+    expect(session.state).toBe('connected');
+  });
+
+  it('with auth, is connected only once an exists sent behind the AUTH packets is answered', () => {
+    const { session, log, wire, handshake } = setup({ auth: 'user:secret' });
+    handshake();
+    expect(session.state).toBe('connecting');
+    expect(wire().requests).toHaveLength(1);
+    wire().requests[0](null);
+    return ticks().then(() => {
+      expect(log).toEqual(['connected']);
+      expect(session.state).toBe('connected');
+    });
+  });
+
+  it('closes a connected session on the server and ends once its socket closes', async () => {
+    const { session, log, wire, handshake } = setup();
+    handshake();
+    const closed = session.close(1_000);
+    expect(session.phase).toBe('closing');
+    expect(session.state).toBe('connected'); // reported as it was until it has ended
+    await expect(session.create('/a', null, 0)).rejects.toMatchObject({
+      code: ZkCode.SESSION_GONE,
+    });
+    wire().handlers.ended();
+    await closed;
+    expect(log).toEqual(['connected', 'closeSession', 'end', 'closed']);
+    expect(session.state).toBe('closed');
+    expect(session.listenerCount('lost')).toBe(0);
+  });
+
+  it('ends a closing session after the grace period when the server never answers', async () => {
+    const { session, log, handshake } = setup();
+    handshake();
+    const closed = session.close(1_000);
+    vi.advanceTimersByTime(999);
+    expect(session.phase).toBe('closing');
+    vi.advanceTimersByTime(1);
+    await closed;
+    expect(log).toEqual(['connected', 'closeSession', 'end', 'closed']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('ends at once a session closed without a connection, and refuses to reconnect it', async () => {
+    const { session, log, wire, handshake, drop } = setup();
+    handshake();
+    drop();
+    await session.close(1_000);
+    expect(log).toEqual(['connected', 'suspended', 'end', 'closed']);
+    expect(wire().handlers.mayConnect()).toBe(false);
+    expect(session.state).toBe('closed');
+  });
+
+  it('a session our clock ended keeps trying to close itself until a server answers again', () => {
+    // A server that restarts restores the session from its log, however long it was down.
+    const { session, log, wire, handshake, loseToClock } = setup();
+    handshake();
+    loseToClock();
+    expect(session.state).toBe('lost');
+    vi.advanceTimersByTime(10 * TIMEOUT);
+    expect(wire().handlers.mayConnect()).toBe(true); // it keeps trying, to close itself
+    expect(vi.getTimerCount()).toBe(0);
+    handshake(); // the restored session: closed on the server, within a session timeout
+    expect(log).toEqual(['connected', 'suspended', 'lost connection-lost', 'closeSession']);
+    vi.advanceTimersByTime(TIMEOUT);
+    expect(log.slice(4)).toEqual(['end', 'closed']);
+    expect(session.state).toBe('lost');
+    expect(session.phase).toBe('lost-closed');
+  });
+
+  it('a session our clock ended has a session timeout once the owner reaches a server again', () => {
+    // The server expired it already, or answers it late: it ends within that time anyway.
+    const { session, log, wire, handshake, loseToClock } = setup();
+    handshake();
+    loseToClock();
+    session.serverReachable();
+    vi.advanceTimersByTime(TIMEOUT - 1);
+    expect(wire().handlers.mayConnect()).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(log).toEqual(['connected', 'suspended', 'lost connection-lost', 'end', 'closed']);
+  });
+
+  it('a flapping connection never moves the end of a lost session later', () => {
+    // Each reconnect, its own or its owner's next session's, comes after the first answer.
+    const { session, log, handshake, drop, loseToClock } = setup();
+    handshake();
+    loseToClock();
+    session.serverReachable();
+    for (let i = 0; i < 4; i++) {
+      vi.advanceTimersByTime(TIMEOUT / 5);
+      handshake();
+      drop();
+      session.serverReachable();
+    }
+    vi.advanceTimersByTime(TIMEOUT / 5 - 1);
+    expect(session.phase).toBe('lost');
+    vi.advanceTimersByTime(1);
+    expect(session.phase).toBe('lost-closed');
+    expect(log.slice(-2)).toEqual(['end', 'closed']);
+  });
+
+  it('a session the server expired has a session timeout to close itself, then ends', () => {
+    const { session, log, wire, handshake, drop } = setup();
+    handshake();
+    drop();
+    wire().handlers.expired(); // the next handshake's answer: timeout 0
+    expect(session.state).toBe('lost');
+    vi.advanceTimersByTime(TIMEOUT);
+    expect(log).toEqual(['connected', 'suspended', 'lost session-expired', 'end', 'closed']);
+  });
+
+  it("the owner's close of a lost session without a connection ends it at once", async () => {
+    const { session, log, handshake, loseToClock } = setup();
+    handshake();
+    loseToClock();
+    let ended = false;
+    void session.close(1_000).then(() => (ended = true));
+    await Promise.resolve();
+    expect(ended).toBe(true);
+    expect(log).toEqual(['connected', 'suspended', 'lost connection-lost', 'end', 'closed']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("the owner's close of a lost session closing on the server waits for it, shortened", async () => {
+    const { session, log, wire, handshake } = setup();
+    handshake();
+    // Stalled past the session timeout with the socket up: lost, and closed on that socket.
+    vi.setSystemTime(Date.now() + TIMEOUT + 1);
+    session.checkLiveness();
+    expect(log).toEqual(['connected', 'lost connection-lost', 'closeSession']);
+    wire().connected = true; // the close is on the wire, the server not done yet
+    const closed = session.close(1_000);
+    vi.advanceTimersByTime(1_000);
+    await closed;
+    expect(log.slice(3)).toEqual(['end', 'closed']);
+  });
+
+  it('a loss while closing is reported, and the close under way ends it', async () => {
+    const { session, log, handshake } = setup();
+    handshake();
+    const closed = session.close(3 * TIMEOUT);
+    // No answer: our clock drops the silent socket, then ends the session meanwhile.
+    vi.advanceTimersByTime(TIMEOUT + 500);
+    expect(session.state).toBe('lost');
+    vi.advanceTimersByTime(2 * TIMEOUT);
+    await closed;
+    expect(log).toEqual([
+      'connected',
+      'closeSession',
+      'dropSocket',
+      'lost connection-lost',
+      'end',
+      'closed',
+    ]);
+    expect(session.state).toBe('lost');
+  });
+
+  it('ends once only, whatever ends it, and reports nothing after', async () => {
+    const { session, log, wire, handshake } = setup();
+    handshake();
+    const closed = session.close(1_000);
+    wire().handlers.ended();
+    wire().handlers.ended();
+    vi.advanceTimersByTime(5_000);
+    wire().handlers.expired();
+    handshake();
+    await Promise.all([closed, session.close(1_000)]);
+    expect(log).toEqual(['connected', 'closeSession', 'end', 'closed']);
+  });
+
+  it('takes requests while suspended, and refuses them from the close or the loss on', async () => {
+    const suspended = setup();
+    suspended.handshake();
+    suspended.drop();
+    void suspended.session.create('/a', null, 0).catch(() => undefined);
+    expect(suspended.wire().requests).toHaveLength(1);
+    const lost = setup();
+    lost.wire().handlers.expired();
+    await expect(lost.session.create('/a', null, 0)).rejects.toMatchObject({
+      code: ZkCode.SESSION_GONE,
+    });
+    expect(lost.wire().requests).toHaveLength(0);
+    await Promise.all([suspended.session.close(1_000), lost.session.close(1_000)]);
+  });
+
+  it('provenAlive is a plain read; checkProvenAlive applies the clock when it is false', async () => {
+    const { session, log, handshake } = setup();
+    handshake();
+    expect(session.provenAlive).toBe(true);
+    vi.setSystemTime(Date.now() + TIMEOUT + 1); // a process that just woke up
+    const timers = vi.getTimerCount();
+    expect(session.provenAlive).toBe(false);
+    await ticks();
+    expect(vi.getTimerCount()).toBe(timers);
+    expect(log).toEqual(['connected']);
+    expect(session.checkProvenAlive()).toBe(false);
+    expect(log).toEqual(['connected']); // right after the call, not in it
+    await ticks();
+    expect(log).toEqual(['connected', 'lost connection-lost', 'closeSession']);
+    await session.close();
+  });
+
+  it('moves only along the table: an ended session stays ended', () => {
+    const ended: Phase[] = ['closed', 'lost-closed'];
+    for (const phase of ended) expect(TRANSITIONS[phase]).toEqual([]);
+    expect(TRANSITIONS.lost).toEqual(['lost-closed']);
+    for (const [from, to] of Object.entries(TRANSITIONS)) {
+      if (from !== 'connecting') expect(to).not.toContain('connecting');
+    }
+  });
+});
