@@ -6,12 +6,15 @@
  * app's shutdown came near its test's hook timeout). Its nodes count as gone already: the
  * owner's close ends it at once (docs/design.md "The connection layer").
  */
+import { readFileSync } from 'node:fs';
 import { ConnectionState, ZkLockClient } from '../../lib';
+import { OP } from '../../lib/core/zookeeper/jute-requests';
 import { trackOwnResources } from '../support/own-resources';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
-import { eventually } from './support/zk-admin';
+import { TcpProxy } from './support/tcp-proxy';
+import { clientPortOf, eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
 describe('close() of a client whose session is lost', () => {
   let server: ZooKeeperServer;
@@ -51,5 +54,91 @@ describe('close() of a client whose session is lost', () => {
     // more than ending at once takes, and far less than what waiting for it took.
     expect(closeMs).toBeLessThan(SESSION_MS / 2);
     expect(await own.leftOpen()).toEqual([]);
+  });
+});
+
+/**
+ * A session our clock ended (no answer for a session timeout, while the server still heard us)
+ * closes itself on the server when it reaches one again, so its nodes go at once. The close
+ * may be lost with its connection: CLOSE_SESSION written, the connection reset before the
+ * server read it. The session used to end there, and its nodes (the lost holder's, and the node
+ * of a caller that waited in it) stayed first in line until the server expired it, a session
+ * timeout later. It closes itself again on the next connection, within the grace it has left.
+ */
+describe('a lost session whose close is cut before the server reads it', () => {
+  const SESSION_MS = 10_000;
+  const root = testRoot('lost-close-cut');
+  let server: ZooKeeperServer;
+  let proxy: TcpProxy;
+  let admin: ZkAdmin;
+  const clients: ZkLockClient[] = [];
+
+  printServerLogOnFailure(() => server);
+  beforeAll(async () => {
+    // The server's own account of each session: it logs the ones it expires.
+    server = await ZooKeeperServer.start({
+      jvmFlags: ['-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.ZooKeeperServer=info'],
+    });
+    proxy = await TcpProxy.start(clientPortOf(server.connectionString));
+    admin = await ZkAdmin.connect(server.connectionString);
+  });
+
+  afterAll(async () => {
+    admin?.close();
+    await Promise.all(clients.map((client) => client.close()));
+    await proxy?.close();
+    await server?.stop();
+  });
+
+  /** Whether the server's log says it expired the session `id` (hex). */
+  const expiredByServer = (id: string): boolean =>
+    readFileSync(server.members[0].logFile, 'utf8').includes(`Expiring session 0x${id},`);
+
+  it("lets others have its holder's and waiter's nodes without waiting for the server's expiry", async () => {
+    const connect = async (connectionString: string): Promise<ZkLockClient> => {
+      const client = await ZkLockClient.connect({
+        connectionString,
+        namespace: root,
+        sessionTimeoutMs: SESSION_MS,
+        connectTimeoutMs: scaled(60_000),
+      });
+      clients.push(client);
+      return client;
+    };
+    const a = await connect(proxy.connectionString);
+    const b = await connect(server.connectionString);
+    const wait = { waitTimeoutMs: scaled(120_000) };
+    // A holds p and waits for q behind B; B waits for p behind A.
+    const held = await a.acquire('/p');
+    const bHoldsQ = await b.acquire('/q');
+    const aGetsQ = a.acquire('/q', wait);
+    const bGetsP = b.acquire('/p', wait);
+    await eventually('both wait', async () => {
+      const [p, q] = await Promise.all([admin.children(`${root}/p`), admin.children(`${root}/q`)]);
+      return p.length === 2 && q.length === 2;
+    });
+    const oldSession = a.sessionId;
+
+    // The server still hears A (pings, then ConnectRequests), A hears nothing: A's clock ends
+    // the session while the server keeps it, and A's waiting caller waits for a new session.
+    proxy.muteReplies();
+    await new Promise((resolve) => held.signal.addEventListener('abort', resolve));
+    expect(held.signal.reason).toMatchObject({ reason: 'connection-lost' });
+    await bHoldsQ.release(); // q's first node is now the one A waited with in its old session
+
+    // A reaches the server again; the lost session's CLOSE_SESSION is cut on its way.
+    const cut = proxy.cutAtRequest(OP.CLOSE_SESSION);
+    proxy.unmuteReplies();
+    proxy.block(); // the attempts under way lost their answers: they start again at once
+    proxy.unblock();
+    await cut;
+    expect(expiredByServer(oldSession)).toBe(false);
+
+    // Both are granted on nodes the old session no longer holds, and the server never had to
+    // expire it: it was closed by its client, not timed out.
+    const [bHoldsP, aHoldsQ] = await Promise.all([bGetsP, aGetsQ]);
+    expect(expiredByServer(oldSession)).toBe(false);
+    expect(a.sessionId).not.toBe(oldSession);
+    await Promise.all([bHoldsP.release(), aHoldsQ.release(), held.release()]);
   });
 });

@@ -8,7 +8,9 @@
  * notifications) until passRequests(). For a client with several sessions (one connection each),
  * cut() and holdRequestsOf() act on one connection, named by the client's local port, and
  * acceptOnly() lets only the first connections through. cutNextFrameAfter() resets a connection
- * in the middle of the next frame the server sends (a reply cut mid-frame).
+ * in the middle of the next frame the server sends (a reply cut mid-frame). cutAtRequest() resets
+ * the connection that carries a client's next request of a given kind, which never reaches the
+ * server (written by the client, lost with its connection).
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
@@ -28,6 +30,8 @@ export class TcpProxy {
   readonly heldOps: number[] = [];
   /** How many bytes of the next frame from the server pass before its connection is reset. */
   private cutAfter?: { bytes: number; frameBytes?: number; done: () => void };
+  /** The next request of this op code is not passed on: its connection is reset (cutAtRequest). */
+  private cutAtOp?: { op: number; done: () => void };
   /** Called with each request's op code right after it was passed on (create is 1). */
   afterRequest?: (op: number) => void;
   /** Client connections open through the proxy now. */
@@ -114,6 +118,15 @@ export class TcpProxy {
     return new Promise((done) => (this.cutAfter = { bytes, frameBytes, done }));
   }
 
+  /**
+   * The next request of op code `op` a client sends (CLOSE_SESSION is -11) never reaches the
+   * server: that client's connection is reset (TCP RST) instead, the server side dropped.
+   * Resolves once done. The server keeps the session; the client may connect again.
+   */
+  cutAtRequest(op: number): Promise<void> {
+    return new Promise((done) => (this.cutAtOp = { op, done }));
+  }
+
   releaseRequests(): void {
     this.holding = false;
     this.holdingPorts.clear();
@@ -190,6 +203,14 @@ export class TcpProxy {
       while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
         const frame = pending.subarray(0, 4 + pending.readInt32BE(0));
         pending = pending.subarray(frame.length);
+        const cut = this.cutAtOp;
+        if (!handshake && cut?.op === frame.readInt32BE(8)) {
+          this.cutAtOp = undefined;
+          pending = Buffer.alloc(0);
+          client.once('close', cut.done);
+          client.resetAndDestroy();
+          return void upstream.destroy();
+        }
         if (this.dropping) {
           // lost on the way: the server never reads it
         } else if (!this.holding && !this.holdingPorts.has(clientPort!)) {
