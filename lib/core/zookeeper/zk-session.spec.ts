@@ -180,6 +180,27 @@ describe('ZkSession, its state machine', () => {
     expect(log).toEqual(['connected', 'suspended', 'lost connection-lost', 'end', 'closed']);
   });
 
+  it('a lost session whose close was cut with its connection sends it again, by the same end', () => {
+    const { session, log, wire, handshake, loseToClock } = setup();
+    handshake();
+    loseToClock();
+    handshake(); // the close is written, then its connection reset before the server read it
+    vi.advanceTimersByTime(TIMEOUT / 2);
+    expect(wire().handlers.mayConnect()).toBe(true); // the wire connects again for it
+    handshake();
+    expect(log).toEqual([
+      'connected',
+      'suspended',
+      'lost connection-lost',
+      'closeSession',
+      'closeSession',
+    ]);
+    vi.advanceTimersByTime(TIMEOUT / 2 - 1);
+    expect(session.phase).toBe('lost');
+    vi.advanceTimersByTime(1); // the end's deadline is the first handshake's
+    expect(log.slice(-2)).toEqual(['end', 'closed']);
+  });
+
   it('a flapping connection never moves the end of a lost session later', () => {
     // Each reconnect, its own or its owner's next session's, comes after the first answer.
     const { session, log, handshake, drop, loseToClock } = setup();

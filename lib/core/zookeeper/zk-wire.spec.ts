@@ -344,6 +344,28 @@ describe('ZkWire framing', () => {
     expect(log).toEqual(['queued: SESSION_EXPIRED[-112]', 'expired', 'ended']);
   });
 
+  it('connects again after a close cut before its answer, and ends once a close is answered', async () => {
+    const { wire, log, sockets, nextSocket } = harness();
+    wire.start();
+    const first = await nextSocket();
+    first.open();
+    first.feed([connectResponse(6000, false)]);
+    wire.closeSession();
+    first.destroy(); // reset with the close written: the server may never have read it
+    const second = await nextSocket();
+    expect(sockets).toHaveLength(2);
+    expect(log).toEqual([`connected ${SESSION_ID.toString(16)} 6000`]);
+    second.open();
+    second.feed([connectResponse(6000, false)]);
+    wire.closeSession(); // as the session does on the handshake of a session it closes
+    expect(second.written.at(-1)?.readInt32BE(8)).toBe(OP.CLOSE_SESSION);
+    second.feed([reply(1, 20, 0)]); // answered: the server closed it, then closes the socket
+    second.destroy();
+    await new Promise(setImmediate);
+    expect(log.slice(1)).toEqual([`connected ${SESSION_ID.toString(16)} 6000`, 'ended']);
+    expect(sockets).toHaveLength(2);
+  });
+
   it('numbers requests 0, 1, ... up to 2^31-2, then 1 again', async () => {
     const { wire, sockets, send, nextSocket } = harness();
     wire.start();

@@ -74,7 +74,10 @@ type WatchKind = 'data' | 'exist' | 'child';
 /**
  * - `connecting`: no connection carries the session (an attempt may be under way);
  * - `connected`: a connection's handshake completed;
- * - `closing`: CLOSE_SESSION asked for: nothing else is sent, no reconnect;
+ * - `closing`: CLOSE_SESSION asked for: nothing else is sent, and no reconnect, except when the
+ *   close was written and its connection dropped before the answer: the server may never have
+ *   read it, so the wire connects again (if the session lets it: mayConnect), for the session to
+ *   close itself there;
  * - `expired`, `auth-failed`: the servers ended the session; the socket's end ends the wire;
  * - `ended`: no socket, no timer, every request answered.
  */
@@ -202,7 +205,8 @@ export class ZkWire {
 
   /**
    * Asks the server to close the session (its ephemeral nodes go at once): nothing else is sent
-   * from now on, and the wire ends when the server closes the connection (or when ended).
+   * from now on, and the wire ends when the server closes the connection (or when ended). A close
+   * whose connection drops before its answer is in doubt: see `closed`.
    */
   closeSession(): void {
     if (FINAL.includes(this.current)) return;
@@ -514,15 +518,22 @@ export class ZkWire {
     this.pingTimer.unref();
   }
 
-  /** The socket of an attempt closed: its requests end, then the next attempt or the end. */
+  /**
+   * The socket of an attempt closed: its requests end, then the next attempt or the end. A
+   * CLOSE_SESSION written on it and not answered may never have reached the server, which would
+   * keep the session and its nodes until it expires it: the wire connects again, and the
+   * session, if it still wants to be closed (mayConnect), sends the close on that connection.
+   */
   private closed(socket: Socket): void {
     if (this.socket !== socket) return;
     const wasConnected = this.connected;
     this.detach();
     const code =
       this.current === 'expired' ? -112 : this.current === 'auth-failed' ? AUTH_FAILED : -4;
+    const closeInDoubt =
+      this.current === 'closing' && this.pending.some((p) => p.type === OP.CLOSE_SESSION);
     this.fail(this.pending.splice(0), code);
-    if (FINAL.includes(this.current)) {
+    if (FINAL.includes(this.current) && !closeInDoubt) {
       this.fail(this.outbox.splice(0), code);
       this.current = 'ended';
       clearTimeout(this.spinTimer);
