@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const root = join(__dirname, '..', '..');
@@ -27,6 +27,18 @@ export function run(
 /** A fresh folder under the OS temp dir. */
 export function tempDir(label: string): string {
   return mkdtempSync(join(tmpdir(), `zk-lock-${label}-`));
+}
+
+/**
+ * A folder of the cache the CI scripts share (`.ci/nestjs-11`, `.ci/node-lines`, the TypeScript
+ * lines): `$NODE_LINES_CACHE`, else `$XDG_CACHE_HOME/nestjs-zookeeper-lock`, else
+ * `~/.cache/nestjs-zookeeper-lock`; kept between runs.
+ */
+export function cacheFolder(name: string): string {
+  const base =
+    process.env.NODE_LINES_CACHE ||
+    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'nestjs-zookeeper-lock');
+  return join(base, name);
 }
 
 /** `npm pack` of this repository (its prepack script builds dist): the tarball's path. */

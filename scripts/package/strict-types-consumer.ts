@@ -1,19 +1,14 @@
 /**
  * Strict consumers type-check against the packed tarball (`skipLibCheck: false`, strict) under
- * moduleResolution node16, nodenext and bundler, with TypeScript 5.x, 6.x and 7.x side by side (npm
- * aliases): the NestJS consumer with NestJS 12 and with NestJS 11 installed (see CONSUMERS), the
- * core consumer with nothing but @types/node. test/consumers/types/ holds their sources.
+ * moduleResolution node16, nodenext and bundler, with each TypeScript line of ./typescripts.ts
+ * (5.9, 6.0, 7.0): the NestJS consumer with NestJS 12 and with NestJS 11 installed (see
+ * CONSUMERS), the core consumer with nothing but @types/node. test/consumers/types/ holds their
+ * sources.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { npmInstall, root, run } from './npm';
-
-/** The TypeScript lines checked, as npm aliases: [alias, spec]. */
-export const TYPESCRIPTS: [string, string][] = [
-  ['typescript5', 'npm:typescript@^5.9.3'],
-  ['typescript6', 'npm:typescript@^6.0.3'],
-  ['typescript7', 'npm:typescript@^7.0.2'],
-];
+import { installTypeScripts } from './typescripts';
 
 /** moduleResolution -> the module setting it goes with. */
 const RESOLUTIONS: Record<string, string> = {
@@ -37,7 +32,7 @@ interface Consumer {
   name: string;
   /** Its source in test/consumers/types. */
   source: string;
-  /** What it installs besides the tarball, @types/node and the TypeScripts. */
+  /** What it installs besides the tarball and @types/node. */
   packages: string[];
   resolutions: string[];
 }
@@ -68,8 +63,7 @@ const CONSUMERS: Consumer[] = [
 function prepare(dir: string, consumer: Consumer, tarball: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  const typescripts = TYPESCRIPTS.map(([alias, spec]) => `${alias}@${spec}`);
-  npmInstall(dir, [tarball, '@types/node@^22', ...consumer.packages, ...typescripts]);
+  npmInstall(dir, [tarball, '@types/node@^22', ...consumer.packages]);
   const source = join(root, 'test', 'consumers', 'types', consumer.source);
   copyFileSync(source, join(dir, 'consumer.ts'));
   copyFileSync(source, join(dir, 'consumer.cts'));
@@ -90,15 +84,14 @@ function prepare(dir: string, consumer: Consumer, tarball: string): void {
 /** Type-checks every consumer under its resolutions with each TypeScript line; the runs, described. */
 export function checkStrictConsumers(tarball: string, dir: string): string[] {
   const runs: string[] = [];
+  const typescripts = installTypeScripts();
   for (const consumer of CONSUMERS) {
     const consumerDir = join(dir, consumer.name);
     prepare(consumerDir, consumer, tarball);
-    for (const [alias] of TYPESCRIPTS) {
-      const tsc = join(consumerDir, 'node_modules', alias, 'bin', 'tsc');
-      const version = run(process.execPath, [tsc, '--version'], consumerDir).trim();
+    for (const { name, tsc } of typescripts) {
       for (const resolution of consumer.resolutions) {
         run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], consumerDir);
-        runs.push(`${consumer.name} ${version} ${resolution}`);
+        runs.push(`${consumer.name} ${name} ${resolution}`);
       }
     }
   }
