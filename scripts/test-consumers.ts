@@ -1,6 +1,6 @@
 /**
  * `npm run test:consumers [-- app ...]`: the apps users make today, on the package as npm ships
- * it (issue #20 §2; docs/design.md "Consumer apps"). Packs this repository, copies each app of
+ * it (docs/design.md "Consumer apps"). Packs this repository, copies each app of
  * test/consumers/ (see APPS) to a temporary folder, installs the tarball there with a plain `npm install`
  * (no --legacy-peer-deps; the app's own dependencies come from the npm registry), type-checks it
  * and runs its own tests against a real ZooKeeper (ZK_CONNECT, else one started here).

@@ -1,5 +1,5 @@
 /**
- * What the shipped declarations must not show (issue #22 §4): anything marked `@internal`
+ * What the shipped declarations must not show: anything marked `@internal`
  * (`stripInternal` removes such declarations; a tag left in a `.d.ts` means one it could not
  * remove: a tag in a plain comment, or on a part tsc keeps), and the hooks the queues once
  * called on the public `ZkLockClient` (it implemented `QueueHost`; private fields may keep a

@@ -1,5 +1,5 @@
 /**
- * Citations of docs/design.md name a section, never a number (issue #22 §5): a file may cite
+ * Citations of docs/design.md name a section, never a number: a file may cite
  * `docs/design.md "The mutex recipe"` (a heading, a heading without its parenthesis or its part
  * after a comma, or a paragraph's bold lead-in such as "Consumer apps"), or link a heading's
  * anchor; a number after design.md, or inside design.md itself, fails, and so does a name or an
