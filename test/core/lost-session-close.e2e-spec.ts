@@ -11,10 +11,11 @@ import { ConnectionState, ZkLockClient } from '../../lib';
 import { OP } from '../../lib/core/zookeeper/jute-requests';
 import { trackOwnResources } from '../support/own-resources';
 import { scaled } from '../support/time-scale';
-import { ZooKeeperServer } from '../support/zookeeper';
+import type { ZkSession } from '../../lib/core/zookeeper/zk-session';
+import { fourLetterWord, ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { TcpProxy } from './support/tcp-proxy';
-import { clientPortOf, eventually, testRoot, ZkAdmin } from './support/zk-admin';
+import { clientPortOf, eventually, settlesWithin, testRoot, ZkAdmin } from './support/zk-admin';
 
 describe('close() of a client whose session is lost', () => {
   let server: ZooKeeperServer;
@@ -145,5 +146,56 @@ describe('a lost session whose close is cut before the server reads it', () => {
     );
     expect(a.sessionId).not.toBe(oldSession);
     await Promise.all([bHoldsP.release(), aHoldsQ.release(), held.release()]);
+  });
+
+  /** Whether the server still tracks the session `id` (hex): `dump` lists every session. */
+  const serverHolds = async (id: string): Promise<boolean> =>
+    (await fourLetterWord(clientPortOf(server.connectionString), 'dump')).includes(`0x${id}`);
+
+  // The user's close() of a client whose lost session has its CLOSE_SESSION on a connection, not
+  // answered yet: the lost session waits for the server to close it (within close()'s bound), so
+  // its nodes go now, not when the server expires it. Ending it at once would reset the
+  // connection under the close, which the server may never read.
+  it("waits, when the client is closed, for a lost session's close already on a connection", async () => {
+    let lost!: ZkSession;
+    let oldSession = '';
+    const own = await trackOwnResources(async () => {
+      const a = await ZkLockClient.connect({
+        connectionString: proxy.connectionString,
+        namespace: root,
+        sessionTimeoutMs: SESSION_MS,
+        connectTimeoutMs: scaled(60_000),
+      });
+      const held = await a.acquire('/r');
+      const member = (a as any).pool.members[0] as { current: ZkSession };
+      lost = member.current;
+      oldSession = a.sessionId;
+      // A's clock ends the session while the server keeps it (as above).
+      proxy.muteReplies();
+      await new Promise((resolve) => held.signal.addEventListener('abort', resolve));
+      // A reaches the server again; the lost session's CLOSE_SESSION is held on its way.
+      const closeHeld = proxy.holdAtRequest(OP.CLOSE_SESSION);
+      proxy.unmuteReplies();
+      proxy.block();
+      proxy.unblock();
+      await closeHeld;
+      await eventually('A has a new session', () => member.current.state === 'connected');
+
+      const closed = a.close();
+      // The client's close closes its live session and its lost one together.
+      await eventually(
+        "A's close reached its sessions",
+        () => member.current.phase !== 'connected',
+      );
+      expect(lost.phase).toBe('lost'); // its close is on the connection: it waits for the server
+      expect(await serverHolds(oldSession)).toBe(true);
+      proxy.releaseRequests();
+      await settlesWithin('the client closes', closed);
+    });
+    expect(lost.phase).toBe('lost-closed');
+    // Closed by its client, not timed out by the server.
+    expect(await serverHolds(oldSession)).toBe(false);
+    expect(expiredByServer(oldSession)).toBe(false);
+    expect(await own.leftOpen()).toEqual([]);
   });
 });

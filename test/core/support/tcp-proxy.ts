@@ -10,7 +10,8 @@
  * acceptOnly() lets only the first connections through. cutNextFrameAfter() resets a connection
  * in the middle of the next frame the server sends (a reply cut mid-frame). cutAtRequest() resets
  * the connection that carries a client's next request of a given kind, which never reaches the
- * server (written by the client, lost with its connection).
+ * server (written by the client, lost with its connection). holdAtRequest() holds a client's next
+ * request of a given kind, and what its connection sends after it, until releaseRequests().
  */
 import { createServer, Server, Socket, connect } from 'node:net';
 
@@ -32,6 +33,8 @@ export class TcpProxy {
   private cutAfter?: { bytes: number; frameBytes?: number; done: () => void };
   /** The next request of this op code is not passed on: its connection is reset (cutAtRequest). */
   private cutAtOp?: { op: number; done: () => void };
+  /** The next request of this op code, and its connection's after it, are held (holdAtRequest). */
+  private holdAtOp?: { op: number; done: () => void };
   /** Called with each request's op code right after it was passed on (create is 1). */
   afterRequest?: (op: number) => void;
   /** Client connections open through the proxy now. */
@@ -127,6 +130,15 @@ export class TcpProxy {
     return new Promise((done) => (this.cutAtOp = { op, done }));
   }
 
+  /**
+   * The next request of op code `op` a client sends, and whatever its connection sends after it,
+   * are held (the connection stays up, the server reads none of it) until releaseRequests().
+   * Resolves once that request is held.
+   */
+  holdAtRequest(op: number): Promise<void> {
+    return new Promise((done) => (this.holdAtOp = { op, done }));
+  }
+
   releaseRequests(): void {
     this.holding = false;
     this.holdingPorts.clear();
@@ -210,6 +222,12 @@ export class TcpProxy {
           client.once('close', cut.done);
           client.resetAndDestroy();
           return void upstream.destroy();
+        }
+        const hold = this.holdAtOp;
+        if (!handshake && hold?.op === frame.readInt32BE(8)) {
+          this.holdAtOp = undefined;
+          this.holdingPorts.add(clientPort!);
+          hold.done();
         }
         if (this.dropping) {
           // lost on the way: the server never reads it
