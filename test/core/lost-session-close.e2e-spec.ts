@@ -157,6 +157,8 @@ describe('a lost session whose close is cut before the server reads it', () => {
   // its nodes go now, not when the server expires it. Ending it at once would reset the
   // connection under the close, which the server may never read.
   it("waits, when the client is closed, for a lost session's close already on a connection", async () => {
+    // A proxy of its own: the clients of the test above go on through theirs.
+    const proxy = await TcpProxy.start(clientPortOf(server.connectionString));
     let lost!: ZkSession;
     let oldSession = '';
     const own = await trackOwnResources(async () => {
@@ -191,7 +193,7 @@ describe('a lost session whose close is cut before the server reads it', () => {
       expect(await serverHolds(oldSession)).toBe(true);
       proxy.releaseRequests();
       await settlesWithin('the client closes', closed);
-    });
+    }).finally(() => proxy.close());
     expect(lost.phase).toBe('lost-closed');
     // Closed by its client, not timed out by the server.
     expect(await serverHolds(oldSession)).toBe(false);

@@ -15,6 +15,8 @@ const TIMEOUT = 3_000;
 /** The wire as the session sees it; the spec plays its events. */
 class StandInWire {
   connected = false;
+  /** As the wire: a close written on the connection up now (`connected` is false from then on). */
+  closeOnConnection = false;
   negotiatedTimeoutMs = 0;
   /** Requests written, each with the callback that answers it. */
   readonly requests: ((err: ZkServerError | null) => void)[] = [];
@@ -32,9 +34,10 @@ class StandInWire {
     this.requests.push(answer);
   }
 
-  /** As the wire: CLOSE_SESSION asked for, and no connection carries the session any more. */
+  /** As the wire: CLOSE_SESSION asked for (written if connected); `connected` is false from now on. */
   closeSession(): void {
     this.log.push('closeSession');
+    this.closeOnConnection = this.connected;
     this.connected = false;
   }
 
@@ -67,12 +70,14 @@ function setup(options: { auth?: string } = {}) {
   /** A handshake completed on a new connection. */
   const handshake = (): void => {
     wire.connected = true;
+    wire.closeOnConnection = false;
     wire.negotiatedTimeoutMs = TIMEOUT;
     wire.handlers.connected('abc', TIMEOUT);
   };
   /** The connection dropped. */
   const drop = (): void => {
     wire.connected = false;
+    wire.closeOnConnection = false;
     wire.handlers.disconnected();
   };
   /** Silent, with no connection, past the session timeout: our clock ends the session. */
@@ -249,11 +254,31 @@ describe('ZkSession, its state machine', () => {
     vi.setSystemTime(Date.now() + TIMEOUT + 1);
     session.checkLiveness();
     expect(log).toEqual(['connected', 'lost connection-lost', 'closeSession']);
-    wire().connected = true; // the close is on the wire, the server not done yet
+    expect(wire().connected).toBe(false); // the close is on the wire, the server not done yet
     const closed = session.close(1_000);
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(999);
+    expect(session.phase).toBe('lost');
+    vi.advanceTimersByTime(1);
     await closed;
     expect(log.slice(3)).toEqual(['end', 'closed']);
+  });
+
+  it("the owner's close of a lost session sends its close again, within that grace, if cut", async () => {
+    const { session, log, wire, handshake, drop } = setup();
+    handshake();
+    vi.setSystemTime(Date.now() + TIMEOUT + 1);
+    session.checkLiveness(); // lost, and closed on the socket still up
+    const closed = session.close(1_000);
+    vi.advanceTimersByTime(500);
+    drop(); // the close's connection reset before its answer: the wire connects again for it
+    expect(wire().handlers.mayConnect()).toBe(true);
+    handshake();
+    expect(log).toEqual(['connected', 'lost connection-lost', 'closeSession', 'closeSession']);
+    vi.advanceTimersByTime(499);
+    expect(session.phase).toBe('lost');
+    vi.advanceTimersByTime(1); // the owner's grace, from its close
+    await closed;
+    expect(log.slice(4)).toEqual(['end', 'closed']);
   });
 
   it('a loss while closing is reported, and the close under way ends it', async () => {
@@ -305,7 +330,7 @@ describe('ZkSession, its state machine', () => {
   });
 
   it('provenAlive is a plain read; checkProvenAlive applies the clock when it is false', async () => {
-    const { session, log, handshake } = setup();
+    const { session, log, wire, handshake } = setup();
     handshake();
     expect(session.provenAlive).toBe(true);
     vi.setSystemTime(Date.now() + TIMEOUT + 1); // a process that just woke up
@@ -318,7 +343,9 @@ describe('ZkSession, its state machine', () => {
     expect(log).toEqual(['connected']); // right after the call, not in it
     await ticks();
     expect(log).toEqual(['connected', 'lost connection-lost', 'closeSession']);
-    await session.close();
+    const closed = session.close(); // waits for the close on the connection
+    wire().handlers.ended(); // the server closed the session and its socket
+    await closed;
   });
 
   it('moves only along the table: an ended session stays ended', () => {

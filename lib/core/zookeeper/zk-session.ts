@@ -356,15 +356,16 @@ export class ZkSession extends EventEmitter {
   /**
    * The owner's close: closes the session (deleting its ephemeral nodes) and resolves once it
    * has ended, within `graceMs` when the server must answer, at once when no connection is up.
-   * A lost session has nothing left to protect: it waits only for a close already sent on a
-   * connection.
+   * A lost session has nothing left to protect: it waits, within `graceMs`, only for a close
+   * already on a connection (written, the server not done with it; sent again on the next
+   * connection if that one drops first), whose reset could keep its nodes until it expires.
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
     if (this.live) {
       this.to('closing');
       this.endWithin(graceMs);
     } else if (this.current === 'lost') {
-      if (this.wire.connected) this.endWithinAtMost(graceMs);
+      if (this.wire.closeOnConnection) this.endWithinAtMost(graceMs);
       else this.end();
     }
     return this.ended;

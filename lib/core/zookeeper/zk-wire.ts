@@ -137,6 +137,14 @@ export class ZkWire {
     return this.current === 'connected' && this.handshaken;
   }
 
+  /**
+   * A CLOSE_SESSION was written on the connection that is up now, and the server has not closed
+   * that connection yet (`connected` is false from the close on).
+   */
+  get closeOnConnection(): boolean {
+    return this.current === 'closing' && this.handshaken;
+  }
+
   /** The timeout the servers granted (0 until the first handshake). */
   get negotiatedTimeoutMs(): number {
     return this.negotiatedMs;
