@@ -1,13 +1,17 @@
 /**
- * One acquire, measured: a `@DistributedLock('/locks/order:<id>')` route handler called over
- * HTTP, on the in-memory ZooKeeper (the same client, socket and wire protocol as a real server).
+ * One lock, measured: a `@DistributedLock('/locks/order:<id>')` route handler called over HTTP,
+ * on the in-memory ZooKeeper (the same client, socket and wire protocol as a real server).
  * Every function of `lib/` gets a logpoint (an inspector breakpoint whose condition records the
- * call and never pauses); the calls from the request to the write of the contender node's
- * `create` on the socket to ZooKeeper are printed in order, file by file, with the count of files
- * and of returns to a file already left (docs/design.md "One acquire, file by file"). Counted
- * three ways: from the request to the client layer's `create` (ZkSession.create: where Curator's
- * and kazoo's counts stop, at their client's `create`), the client layer's own walk from that
- * `create` to the socket, and the whole walk.
+ * call and never pauses), and four walks are printed call by call, file by file, with their
+ * counts (docs/design.md "One lock, file by file"):
+ * - decoration: while the controller class is defined;
+ * - grant: `POST /orders/42`, from the request's first call into `lib/` until the handler body
+ *   runs (the first acquire of a new path: the lock path is created on the way);
+ * - release: from the decorated method's return until its answer is written to the HTTP socket
+ *   (the answer waits for the release's reply);
+ * - loss: a holder whose session the server expires, from the expiry until the holder's signal
+ *   aborts (the client learns it on reconnect).
+ * Run: `npx ts-node --transpile-only scripts/acquire-path.ts`.
  */
 import 'reflect-metadata';
 import { Session } from 'node:inspector';
@@ -25,27 +29,39 @@ interface Call {
   /** The file of the nearest lib/ function below: the one that called this one. */
   readonly caller: string | undefined;
 }
-let calls: Call[] = [];
-/**
- * The functions (`file fn`) whose own body branches: an `if`, a `switch` or a `?:` outside the
- * functions it defines. A leaf call of one of them decides something on the way (who may hold,
- * whether the session is ready, whether a timer is armed); a leaf without a branch only computes
- * or stores (a name, a size, an encoding). Closures of one name in one file count together.
- */
-const deciding = new Set<string>();
-let recording: 'decoration' | 'run' | false = false;
+type Walk = 'decoration' | 'grant' | 'release' | 'loss';
+const TITLES: Record<Walk, string> = {
+  decoration: 'Decoration (the controller class is defined)',
+  grant: 'Grant (POST /orders/42: the request until the handler body runs)',
+  release: "Release (the decorated method's return until its answer is written)",
+  loss: "Loss (the server expires the holder's session until the holder's signal aborts)",
+};
+const walks = new Map<Walk, Call[]>();
+let recording: Walk | undefined;
+
+function start(walk: Walk): void {
+  walks.set(walk, []);
+  recording = walk;
+}
+
+function stop(walk: Walk): void {
+  if (recording === walk) recording = undefined;
+}
 
 /**
- * Recorded from the request's first call into lib/nest; timers (the session clock) and the
- * in-memory server's side are not the acquire. The stack (async frames included) tells which
- * files are still running below the call: entering one of them again is the caller going on
- * after a call returned, not a return to a file already left.
+ * The in-memory server's side (lib/core/testing) is not the client's walk. Timers are left out
+ * of the grant and the release (pings, the session clock: not the lock's own steps) but kept in
+ * the loss, whose reconnect starts from one. The stack (async frames included) tells which files
+ * are still running below the call: entering one of them again is the caller going on after a
+ * call returned, not a return to a file already left.
  */
 (globalThis as Record<string, unknown>).__acquirePath = (where: string) => {
   if (!recording || where.startsWith(`lib${sep}core${sep}testing${sep}`)) return;
-  if (recording === 'run' && calls.length === 0 && !where.startsWith(`lib${sep}nest${sep}`)) return;
+  const calls = walks.get(recording)!;
+  if (recording === 'grant' && calls.length === 0 && !where.startsWith(`lib${sep}nest${sep}`))
+    return;
   const stack = new Error().stack ?? '';
-  if (/listOnTimeout|processTimers/.test(stack)) return;
+  if (recording !== 'loss' && /listOnTimeout|processTimers/.test(stack)) return;
   const [file, fn] = where.split(' ');
   const frames = [...stack.matchAll(/\(?(\/[^\s()]+\.ts):\d+:\d+\)?$/gm)]
     .map((m) => relative(root, m[1]))
@@ -78,14 +94,13 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
         name = node.name?.text ?? owner;
       const body =
         (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) || undefined;
-      // Not on a super() call: V8 would run it twice. An arrow's expression body: on it.
+      // Not on a statement that calls super() (SWC writes `super(), this.x = x;`): V8 would run
+      // the call twice. An arrow's expression body: on it.
       const first =
-        body && ts.isBlock(body) ? body.statements.find((st) => !isSuperCall(st)) : body;
+        body && ts.isBlock(body) ? body.statements.find((st) => !callsSuper(st)) : body;
       if (first) {
-        const fn = functionName(node, owner);
-        if (body && branches(body)) deciding.add(`${file} ${fn}`);
+        const where = JSON.stringify(`${file} ${functionName(node, owner)}`);
         const at = source.getLineAndCharacterOfPosition(first.getStart(source));
-        const where = JSON.stringify(`${file} ${fn}`);
         await post(session, 'Debugger.setBreakpoint', {
           location: { scriptId: id, lineNumber: at.line, columnNumber: at.character },
           condition: `globalThis.__acquirePath(${where}), false`,
@@ -101,25 +116,17 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
   return points;
 }
 
-/** Whether a function body has a branch of its own (not in the functions it defines). */
-function branches(body: ts.Node): boolean {
+/** Whether a statement calls super() itself (not in a function it defines). */
+function callsSuper(statement: ts.Statement): boolean {
   let found = false;
   const visit = (node: ts.Node): void => {
-    if (found || (node !== body && ts.isFunctionLike(node))) return;
-    if (ts.isIfStatement(node) || ts.isSwitchStatement(node) || ts.isConditionalExpression(node))
+    if (found || ts.isFunctionLike(node)) return;
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.SuperKeyword)
       found = true;
     else ts.forEachChild(node, visit);
   };
-  visit(body);
+  visit(statement);
   return found;
-}
-
-function isSuperCall(statement: ts.Statement): boolean {
-  return (
-    ts.isExpressionStatement(statement) &&
-    ts.isCallExpression(statement.expression) &&
-    statement.expression.expression.kind === ts.SyntaxKind.SuperKeyword
-  );
 }
 
 function functionName(node: ts.Node, owner: string): string {
@@ -138,19 +145,16 @@ function functionName(node: ts.Node, owner: string): string {
 
 async function main(): Promise<void> {
   // Loaded before the logpoints are set: they go into every lib/ file loaded by then.
-  const { Controller, Module, Param, Post } = await import('@nestjs/common');
+  const { Controller, Inject, Module, Param, Post } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
-  const { DistributedLock, ZkLockModule } = await import('../lib');
+  const { DistributedLock, LockService, ZkLockModule } = await import('../lib');
   const { InMemoryZooKeeper } = await import('../lib/testing');
-  // The walk ends where the create leaves the process: the first socket write that carries the
-  // contender node's path (however the request was encoded).
+  // The release ends where the answer leaves the process: the HTTP response's first write.
   const { Socket } = await import('node:net');
   const write = Socket.prototype.write as (this: NetSocket, ...args: unknown[]) => boolean;
   Socket.prototype.write = function (this: NetSocket, ...args: unknown[]) {
     const chunk = args[0];
-    if (recording && Buffer.isBuffer(chunk) && chunk.includes('/locks/order:42/_c_')) {
-      recording = false;
-    }
+    if (typeof chunk === 'string' ? chunk.startsWith('HTTP/') : false) stop('release');
     return write.apply(this, args);
   } as typeof Socket.prototype.write;
 
@@ -163,133 +167,100 @@ async function main(): Promise<void> {
   await post(session, 'Debugger.enable');
   const points = await traceLib(session, scripts);
 
-  recording = 'decoration';
+  start('decoration');
   @Controller('orders')
   class OrdersController {
     @Post(':id')
     @DistributedLock('/locks/order:<id>')
     update(@Param('id') id: string) {
+      stop('grant');
+      start('release');
       return { id };
     }
   }
-  recording = false;
-  console.log('Decoration time (the class is defined):');
-  report(calls, points);
-  calls = [];
+  stop('decoration');
+
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  /** A route that holds its lock until it is lost. */
+  @Controller('held-orders')
+  class HeldOrdersController {
+    constructor(@Inject(LockService) private readonly locks: InstanceType<typeof LockService>) {}
+
+    @Post(':id')
+    @DistributedLock('/locks/order:<id>')
+    async hold(@Param('id') id: string) {
+      const signal = this.locks.current(`/locks/order:${id}`)!.signal;
+      await new Promise((resolve) => {
+        signal.addEventListener('abort', () => resolve(stop('loss')), { once: true });
+        holding();
+      });
+    }
+  }
 
   const server = await InMemoryZooKeeper.start();
-  @Module({
-    imports: [ZkLockModule.forRoot({ connectionString: server.connectionString })],
-    controllers: [OrdersController],
-  })
-  class AppModule {}
-  const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
-  await app.listen(0, '127.0.0.1');
   try {
-    recording = 'run';
-    const res = await fetch(`${await app.getUrl()}/orders/42`, { method: 'POST' });
-    if (!res.ok) throw new Error(`POST /orders/42: ${res.status} ${await res.text()}`);
+    @Module({
+      imports: [ZkLockModule.forRoot({ connectionString: server.connectionString })],
+      controllers: [OrdersController, HeldOrdersController],
+    })
+    class AppModule {}
+    const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    try {
+      await app.listen(0, '127.0.0.1');
+      const url = await app.getUrl();
+      start('grant');
+      const res = await fetch(`${url}/orders/42`, { method: 'POST' });
+      if (!res.ok) throw new Error(`POST /orders/42: ${res.status} ${await res.text()}`);
+      if (recording) throw new Error(`the ${recording} walk did not end`);
+
+      const answer = fetch(`${url}/held-orders/43`, { method: 'POST' });
+      await held;
+      // The grant's own requests (the watch its signal arms) are answered before the expiry.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      start('loss');
+      server.expireSessions();
+      await answer; // 503: the handler's lock was lost
+      if (recording) throw new Error(`the ${recording} walk did not end`);
+    } finally {
+      recording = undefined;
+      session.disconnect();
+      await app.close();
+    }
   } finally {
-    recording = false;
-    session.disconnect();
-    await app.close();
     await server.close();
   }
-  console.log('Run time (POST /orders/42, up to the create of the contender node):');
-  reportRun(calls, points);
-}
 
-/** The client layer's entry: where the engine hands the create over (Curator: client.create()). */
-const CREATE = { file: `lib${sep}core${sep}zookeeper${sep}zk-session.ts`, fn: 'ZkSession.create' };
-
-/**
- * The run-time walk split at the first ZkSession.create: the request to that create (the create
- * call included), then the client layer's walk from it to the socket, each counted on its own,
- * then the whole walk. Every walk's main line keeps its final call: the create, or the call
- * that writes to the socket.
- */
-function reportRun(calls: readonly Call[], points: number): void {
-  const at = calls.findIndex((c) => c.file === CREATE.file && c.fn === CREATE.fn);
-  if (at < 0) throw new Error(`no call of ${CREATE.fn}: the walk did not reach the client layer`);
-  const toCreate = calls.slice(0, at + 1);
-  const fromCreate = calls.slice(at);
-  console.log(
-    `\n== 1. The request to the client layer's create (${CREATE.fn}, the call included):`,
-  );
-  report(toCreate, points);
-  console.log(`\n== 2. The client layer: ${CREATE.fn} to the socket write (counted on its own):`);
-  report(fromCreate, points);
-  console.log('\n== 3. The whole walk, the request to the socket write:');
-  report(calls, points);
-  const figures = (part: readonly Call[]) => {
-    const all = walk(part, false);
-    const main = walk(descendingCalls(part), false);
-    const deciding = walk(decidingLine(part), false);
-    const returns = (w: ReturnType<typeof walk>) => w.returns + w.callbacks;
-    return (
-      `${all.files} files, ${returns(all)} returns (main line ${main.files} files, ` +
-      `${returns(main)} returns; main line plus deciding leaves ${deciding.files} files, ` +
-      `${returns(deciding)} returns)`
+  const figures = [...walks].map(([walk, calls]) => {
+    console.log(`\n== ${TITLES[walk]}`);
+    return { walk, ...walkFiles(calls) };
+  });
+  console.log(`\n${points} logpoints in lib/. Returns: entries into a file already left.\n`);
+  console.log('| walk | files | calls | functions | returns (calls back; outside zookeeper/) |');
+  console.log('|---|---|---|---|---|');
+  for (const f of figures) {
+    console.log(
+      `| ${f.walk} | ${f.files} | ${f.calls} | ${f.functions} | ` +
+        `${f.returns + f.callbacks} (${f.callbacks}; ${f.outsideZooKeeper}) |`,
     );
-  };
-  console.log(
-    `\nSummary: to ${CREATE.fn}: ${figures(toCreate)}; ${CREATE.fn} to the socket: ` +
-      `${figures(fromCreate)}; whole walk: ${figures(calls)}`,
-  );
+  }
 }
 
 /**
- * Prints the calls file by file, marking each entry into a file already left: `<-` a return to it
- * (its functions had all finished: a later call into it), `<~` a call back into it from another
- * file while one of its functions still runs (a callback it passed down); both count. `^` is the
- * file's own code going on after a call into another file returned: not a return. Then the main
- * line: the same walk without its leaf calls, ending at the walk's final call (docs/design.md
- * "One acquire, file by file"); then the main line plus the leaf calls that decide something.
+ * Prints the calls file by file and counts files, calls, functions and returns, marking each entry into a file already left: `<-` a return to it (its functions had
+ * all finished: a later call into it), `<~` a call back into it from another file while one of
+ * its functions still runs (a callback it passed down); both count as returns. `^` is the
+ * file's own code going on after a call into another file returned: not a return.
  */
-function report(calls: readonly Call[], points: number): void {
-  const all = walk(calls, true);
-  console.log(
-    `Full walk: ${calls.length} calls in ${all.files} files, ${all.returns + all.callbacks} ` +
-      `returns to a file already left (${all.callbacks} of them calls back) (${points} logpoints ` +
-      'in lib/)',
-  );
-  const descending = descendingCalls(calls);
-  const main = walk(descending, false);
-  console.log(
-    'Main line (the files control descends through: the walk above without its leaf calls, the ' +
-      'calls that return without calling into another lib/ file; ending at the final call, ' +
-      `${calls[calls.length - 1].fn}):`,
-  );
-  for (const entry of main.order) console.log(entry);
-  console.log(
-    `Main line: ${descending.length} calls in ${main.files} files, ` +
-      `${main.returns + main.callbacks} returns to a file already left ` +
-      `(${main.callbacks} of them calls back); the full walk above counts its leaf calls too`,
-  );
-  const line = decidingLine(calls);
-  const kept = new Set(descending);
-  const leaves = line.filter((c) => !kept.has(c)).map((c) => `${c.file} ${c.fn}`);
-  const withLeaves = walk(line, false);
-  console.log(
-    'Main line plus the leaves that decide something (a leaf call whose function branches: ' +
-      `${[...new Set(leaves)].join(', ') || 'none'}): ${withLeaves.files} files, ` +
-      `${withLeaves.returns + withLeaves.callbacks} returns to a file already left`,
-  );
-}
-
-/** The main line with the leaf calls whose functions branch, and the calls they are made through. */
-function decidingLine(calls: readonly Call[]): Call[] {
-  return descendingCalls(calls, (c) => deciding.has(`${c.file} ${c.fn}`));
-}
-
-/** Walks the calls file by file, counting files and returns; prints them when `print`. */
-function walk(calls: readonly Call[], print: boolean) {
+function walkFiles(calls: readonly Call[]) {
   let previous = '';
   const files = new Set<string>();
-  const order: string[] = [];
+  const functions = new Set<string>();
   let returns = 0;
   let callbacks = 0;
+  let outsideZooKeeper = 0;
   for (const { file, fn, callers, caller } of calls) {
+    functions.add(`${file} ${fn}`);
     if (file !== previous) {
       let mark = '   ';
       if (files.has(file) && !callers.has(file)) {
@@ -301,37 +272,28 @@ function walk(calls: readonly Call[], print: boolean) {
       } else if (files.has(file)) {
         mark = ' ^ ';
       }
+      const returned = mark !== '   ' && mark !== ' ^ ';
+      if (returned && !file.startsWith(`lib${sep}core${sep}zookeeper${sep}`)) outsideZooKeeper++;
       files.add(file);
       previous = file;
-      order.push(`${mark}${file}`);
-      if (print) console.log(`${mark}${file}`);
+      console.log(`${mark}${file}`);
     }
-    if (print) console.log(`      ${fn}`);
+    console.log(`      ${fn}`);
   }
-  return { files: files.size, returns, callbacks, order };
-}
-
-/**
- * The calls that hand control on into another lib/ file, directly or through a call of their
- * own file that does, and the final call (where the walk ends: the create, the socket write)
- * with the calls it is made through: what is left without the leaf calls (and the calls `kept`
- * keeps, with theirs). A call's caller is the latest call before it in the file its stack names
- * below it.
- */
-function descendingCalls(
-  calls: readonly Call[],
-  kept: (call: Call) => boolean = () => false,
-): Call[] {
-  const parent = calls.map((call, j) => {
-    for (let i = j - 1; i >= 0; i--) if (calls[i].file === call.caller) return i;
-    return -1;
-  });
-  const descends = calls.map((call, j) => j === calls.length - 1 || kept(call));
-  for (let j = calls.length - 1; j >= 0; j--) {
-    const i = parent[j];
-    if (i >= 0 && (descends[j] || calls[j].file !== calls[i].file)) descends[i] = true;
-  }
-  return calls.filter((_, j) => descends[j]);
+  const figures = {
+    files: files.size,
+    calls: calls.length,
+    functions: functions.size,
+    returns,
+    callbacks,
+    outsideZooKeeper,
+  };
+  console.log(
+    `${figures.calls} calls into ${figures.functions} functions in ${figures.files} files; ` +
+      `${returns + callbacks} returns to a file already left (${callbacks} of them calls ` +
+      `back, ${outsideZooKeeper} outside lib/core/zookeeper/)`,
+  );
+  return figures;
 }
 
 main().catch((err) => {
