@@ -96,8 +96,7 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
         (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) || undefined;
       // Not on a statement that calls super() (SWC writes `super(), this.x = x;`): V8 would run
       // the call twice. An arrow's expression body: on it.
-      const first =
-        body && ts.isBlock(body) ? body.statements.find((st) => !callsSuper(st)) : body;
+      const first = body && ts.isBlock(body) ? body.statements.find((st) => !callsSuper(st)) : body;
       if (first) {
         const where = JSON.stringify(`${file} ${functionName(node, owner)}`);
         const at = source.getLineAndCharacterOfPosition(first.getStart(source));
