@@ -48,12 +48,33 @@ function stop(walk: Walk): void {
   if (recording === walk) recording = undefined;
 }
 
+/** How many callbacks of timers armed during the walk under way are running now. */
+let ownTimers = 0;
+const armTimer = globalThis.setTimeout;
 /**
- * The in-memory server's side (lib/core/testing) is not the client's walk. Timers are left out
- * of the grant and the release (pings, the session clock: not the lock's own steps) but kept in
- * the loss, whose reconnect starts from one. The stack (async frames included) tells which files
- * are still running below the call: entering one of them again is the caller going on after a
- * call returned, not a return to a file already left.
+ * A timer armed during a walk is one of its steps (the reconnect that learns of an expiry waits
+ * on one); a timer armed before it (a ping, the session clock's tick, a cleanup) is not.
+ */
+globalThis.setTimeout = Object.assign((fn: (...args: unknown[]) => void, ...rest: unknown[]) => {
+  const walk = recording;
+  if (!walk) return armTimer(fn, ...(rest as [number]));
+  const step = (...args: unknown[]): void => {
+    const own = recording === walk;
+    if (own) ownTimers++;
+    try {
+      fn(...args);
+    } finally {
+      if (own) ownTimers--;
+    }
+  };
+  return armTimer(step, ...(rest as [number]));
+}, armTimer) as typeof setTimeout;
+
+/**
+ * The in-memory server's side (lib/core/testing) is not the client's walk, nor are timers armed
+ * before it. The stack (async frames included) tells which files are still running below the
+ * call: entering one of them again is the caller going on after a call returned, not a return to
+ * a file already left.
  */
 (globalThis as Record<string, unknown>).__acquirePath = (where: string) => {
   if (!recording || where.startsWith(`lib${sep}core${sep}testing${sep}`)) return;
@@ -61,7 +82,7 @@ function stop(walk: Walk): void {
   if (recording === 'grant' && calls.length === 0 && !where.startsWith(`lib${sep}nest${sep}`))
     return;
   const stack = new Error().stack ?? '';
-  if (recording !== 'loss' && /listOnTimeout|processTimers/.test(stack)) return;
+  if (ownTimers === 0 && /listOnTimeout|processTimers/.test(stack)) return;
   const [file, fn] = where.split(' ');
   const frames = [...stack.matchAll(/\(?(\/[^\s()]+\.ts):\d+:\d+\)?$/gm)]
     .map((m) => relative(root, m[1]))
@@ -89,6 +110,7 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
     );
     const source = ts.createSourceFile(file, scriptSource, ts.ScriptTarget.ES2022, true);
     const visit = async (node: ts.Node, owner: string): Promise<void> => {
+      if (emitted(node)) return;
       let name = owner;
       if (ts.isClassDeclaration(node) || ts.isClassExpression(node))
         name = node.name?.text ?? owner;
@@ -113,6 +135,21 @@ async function traceLib(session: Session, scripts: { id: string; url: string }[]
     await visit(source, '');
   }
   return points;
+}
+
+/**
+ * Code the compiler adds, not in lib/'s sources: a module's export getters (SWC's
+ * `_export(exports, { get x() {...} })`, `Object.defineProperty(exports, 'x', { get })`), read at
+ * every use of an imported name, and its helpers (`_ts_decorate`, `__decorate`, ...).
+ */
+function emitted(node: ts.Node): boolean {
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression.getText();
+    const target = node.arguments[0]?.getText();
+    return target === 'exports' && (callee === '_export' || callee === 'Object.defineProperty');
+  }
+  const named = ts.isFunctionDeclaration(node) || ts.isVariableDeclaration(node);
+  return named && node.name !== undefined && /^_/.test(node.name.getText());
 }
 
 /** Whether a statement calls super() itself (not in a function it defines). */
