@@ -21,11 +21,10 @@ const SHOWN_CHARS = 100;
 
 /**
  * Parses `"host:port[,host:port...][/chroot]"` (ZooKeeper's form) and checks every part, so a
- * string the ZooKeeper client cannot use fails at once instead of inside a socket call later
- * (node-zookeeper-client passes any port text to `net.connect`, which throws outside any
- * promise). The reason names the bad part by its place (`server 2`), its host and port, never
- * the whole string: text before an `@` is user information (`user:password@`, which ZooKeeper
- * does not take) and is never shown, nor is a port that is not a number.
+ * string the wire cannot use fails at once, not in a socket call later (`net.connect` throws on
+ * a bad port outside any promise). The reason names the bad part by its place (`server 2`), its
+ * host and port, never the whole string: text before an `@` (`user:password@`, which ZooKeeper
+ * does not take) is never shown, nor is a port that is not a number.
  */
 export function parseConnectionString(
   value: string,

@@ -48,7 +48,7 @@ describe('errors', () => {
     expect(error.message).toContain('(3 callers ahead of it, holding or waiting)');
     expect(error.message).toContain('Raise waitTimeoutMs');
     expect(new LockTimeoutError('/a', 1, 1).message).toContain('(1 caller ahead of it,');
-    // Issue #19 §6: an unknown place is said so, not "0 holders ahead".
+    // An unknown place is said so, not "0 holders ahead".
     expect(new LockTimeoutError('/a', 1, undefined).message).toContain(
       '(its place in line was not known yet)',
     );

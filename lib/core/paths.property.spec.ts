@@ -3,7 +3,7 @@ import { InvalidLockPathError } from './errors';
 import { applyNamespace, encodePathSegment, validateLockPath } from './paths';
 
 /**
- * Property-based checks of path validation and segment encoding (issue #13 §3): for any input
+ * Property-based checks of path validation and segment encoding: for any input
  * they never crash with anything but InvalidLockPathError, accept exactly what ZooKeeper accepts,
  * and keep an untrusted value inside one segment.
  */

@@ -9,7 +9,7 @@ const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
  * The longest lock path, in UTF-8 bytes, namespace included (docs/design.md "Paths and
  * templates"). A ZooKeeper server drops the connection on any request longer than its
  * `jute.maxbuffer` (1 MB by default, often set lower), and every request about a lock names its
- * path: a path near that size turned each acquire into a reconnect storm (issue #19 §3). 4 KB
+ * path: a path near that size would turn each acquire into a reconnect storm. 4 KB
  * (Linux's PATH_MAX) is far above any key a lock needs, keeps every request about a lock 250
  * times below the default, and a listing of the path's parent (a tool's `ls /locks`) still
  * holds 250 such siblings.

@@ -19,8 +19,8 @@ export interface ZkLockClientOptions {
    * one, chosen by a hash of its path (a semaphore's `locks` and `leases` nodes go with its path),
    * so FIFO, re-entry and the mode checks are those of one session; a session lost loses only its
    * own paths' locks. More sessions serve more requests at once (ZooKeeper serves one session's
-   * requests one at a time) and cost the ensemble a connection and pings each. Default 4; set 1
-   * when many instances share one client IP address (the servers' `maxClientCnxns`).
+   * requests one at a time) and cost the ensemble a connection and pings each, counted against
+   * the servers' `maxClientCnxns` per client IP address. Default 1.
    */
   sessions?: number;
   /**

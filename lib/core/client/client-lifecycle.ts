@@ -88,7 +88,7 @@ function watchSession(parts: ClientParts, member: ZkConnection, session: ZkSessi
  * @internal Releases, lets node requests under way finish and cleans up, for at most
  * sessionTimeoutMs (by then a session that cannot reach ZooKeeper counts as lost, and its nodes
  * as gone), then closes the session, which waits at most requestTimeoutMs for the server: close()
- * returns within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does (issue #19 §3).
+ * returns within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does.
  */
 export async function shutdown(
   client: EventEmitter,

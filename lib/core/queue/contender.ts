@@ -222,7 +222,7 @@ export class Contender {
    * Deletes our node; retries through connection loss until done or the session is gone. It
    * deletes through the connection's current session: once ours was lost, a server that restored
    * it from its log keeps our node until it expires it, and no cleanup of this process would look
-   * at the path again (issue #19 §6b). The name carries our uuid, so the node is ours whoever's
+   * at the path again. The name carries our uuid, so the node is ours whoever's
    * session it is now.
    */
   remove(): Promise<void> {

@@ -153,8 +153,8 @@ export class WaiterQueue {
 
   /**
    * The lock only if it can be had right now (one round trip); null otherwise. Without a
-   * connected session it answers at once with ZooKeeperUnavailableError (it waited for a new
-   * session for up to connectTimeoutMs: issue #19 §6), and a try under way fails so as soon as
+   * connected session it answers at once with ZooKeeperUnavailableError (a try does not wait for
+   * a new session), and a try under way fails so as soon as
    * the connection drops (onSuspended).
    */
   tryAcquire(): Promise<HeldLock | null> {
@@ -444,7 +444,7 @@ export class WaiterQueue {
       this.pending--;
       this.checkIdle();
     };
-    // then() rather than finally(): one promise per request instead of three (issue #24 §3).
+    // then() rather than finally(): one promise per request instead of three.
     return work().then(
       (value) => {
         settled();

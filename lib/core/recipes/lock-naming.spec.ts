@@ -48,7 +48,7 @@ describe('lock naming (Curator-compatible)', () => {
     });
   });
 
-  it('orders read/write and lease nodes by their sequence too, not by their uuid (issue #19 §5)', () => {
+  it('orders read/write and lease nodes by their sequence too, not by their uuid', () => {
     const rw = [
       '_c_ffff-__READ__0000000001',
       '_c_0000-__WRIT__0000000002',
@@ -74,8 +74,8 @@ describe('lock naming (Curator-compatible)', () => {
     expect(sequenceOf('_c_0000-latch-0000000012')).toBe(12);
   });
 
-  it('gives every name the sort key and sequence of the general rule (the 10-digit shortcut, issue #24 §3)', () => {
-    // The rule as it was before the shortcut: kazoo's pattern, else the digits after the last
+  it('gives every name the sort key and sequence of the general rule (the 10-digit shortcut)', () => {
+    // The general rule without the shortcut: kazoo's pattern, else the digits after the last
     // marker, else the whole name.
     const markers = ['lock-', '__READ__', '__WRIT__', 'lease-', 'latch-'];
     const reference = (name: string): string => {

@@ -33,7 +33,7 @@ const APPENDED_AFTER = [...SEQUENCE_MARKERS, '__lock__', '__rlock__'];
  * The digits of a name that ends in a marker of any style and ZooKeeper's 10 digits: every
  * node of ours, Curator's and kazoo's. No marker can end inside those digits (each ends in "-"
  * or "_"), so the marker right before them is the last one, and the general rule of sortKey
- * gives the same digits; this only skips its searches (issue #24 §3). Undefined otherwise.
+ * gives the same digits; this only skips its searches, on every listing. Undefined otherwise.
  */
 function appendedSequence(name: string): string | undefined {
   const start = name.length - SEQUENCE_LENGTH;

@@ -29,7 +29,7 @@ export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 const CONTAINER_OWNER = '8000000000000000';
 
 /**
- * A container (or persistent, as lock paths of earlier releases are) node with our marker as its
+ * A container (or persistent, as older releases made lock paths) node with our marker as its
  * data: created as a lock path, written by nobody since but a semaphore's acquirers (the leases
  * node records their maxLeases, see semaphore-limit.ts).
  */
@@ -65,18 +65,13 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 }
 
 /**
- * Creates `path` (its data `leafData`: the marker, or a semaphore's limit record) and its missing
- * ancestors as CONTAINER nodes with our marker (docs/design.md "Cleanup"): the server deletes
- * each once it is empty again, also after this process crashed, and this process's cleanup
- * removes the empty ones sooner by that marker. The session's namespace and its ancestors are
- * created persistent, with the configured ACL and no marker: neither the server nor the library
- * removes them, so a client without our identity can never create a node in a namespace made
- * with `acl: 'creator'` (docs/guides/security.md). A create
- * whose answer is lost (connection loss, request timeout) is sent again once the session is
- * usable (a node found existing then is fine), while `recovery.keepGoing()`: a path the server
- * refuses to read drops the connection on every try, so the caller's wait must end it; false
- * then. Another client may remove an empty ancestor meanwhile (its cleanup): then
- * start again. Rejects with SESSION_GONE when the session ends.
+ * Creates `path` (data `leafData`: the marker, or a semaphore's limit record) and its missing
+ * ancestors as CONTAINER nodes with our marker, which the server and our cleanup remove once
+ * empty. The namespace and its ancestors are persistent, with the configured ACL and no marker:
+ * never removed, so nobody else can re-create them with another ACL. A create whose answer is
+ * lost is sent again once the session is usable, while `recovery.keepGoing()` (a path the server
+ * cannot read drops the connection every time: the caller's wait ends it). An ancestor another
+ * client removes meanwhile is made again. Rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,

@@ -13,20 +13,14 @@ const FAILED_TRIES = 3;
 
 /**
  * @internal
- * Removes lock nodes (and their empty ancestors created as lock paths) once they have been idle
- * in this process for `delayMs`, so locking many distinct ids leaves nothing behind. They are
- * CONTAINER nodes, which the server removes too (also after this process is gone), but only every
- * `znode.container.checkIntervalMs` and a bounded number a minute: this keeps a live process's
- * footprint to its last `delayMs` (docs/design.md "Cleanup"). It stops below the session's
- * namespace: the namespace and its ancestors are never removed, whatever their data (a namespace
- * may carry the lock-path marker, as earlier releases created it). Safe against
- * other acquirers: ZooKeeper refuses to delete a node with children (NOT_EMPTY), and an acquirer
- * whose create fails with NO_NODE re-creates the path. Safe for other data: only nodes created as
- * lock paths and unchanged since are removed (see lock-path.ts). One timer for all paths.
- *
- * It remembers a path only while it is scheduled or being removed (docs/design.md "Cleanup"):
- * which ancestors may go is read from their marker, not from a record of what this client
- * created, so a path another client removed leaves nothing behind here.
+ * Removes lock nodes (and their empty ancestors created as lock paths) once idle in this process
+ * for `delayMs`: the server removes these CONTAINER nodes too, but slowly and a bounded number a
+ * minute (docs/design.md "Cleanup"). Never the session's namespace or above, whatever their
+ * data (older releases marked a namespace as a lock path). Safe against other acquirers
+ * (ZooKeeper refuses to delete a node with children; a create that finds no path makes it
+ * again) and for other data: only unchanged lock paths go (lock-path.ts). A path is remembered
+ * only while scheduled or being removed, so one another client removed leaves nothing here. One
+ * timer for all paths.
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();

@@ -20,8 +20,8 @@ export function ownNodes(children: readonly string[], uuid: string): string[] {
  * How many more answers in doubt recovery takes once nobody waits for the node any more (the
  * caller gave up, or close() ended the wait): then it stops. Enough for a reconnect after a lost
  * reply (the usual case), while a path whose every request makes the server drop the connection
- * (longer than its jute.maxbuffer) no longer reconnects forever, and close() can finish (issue
- * #19 §3). A node not found then (if the server created one at all) goes with the session.
+ * (longer than its jute.maxbuffer) does not reconnect forever, and close() can finish. A node
+ * not found then (if the server created one at all) goes with the session.
  */
 export const DOUBTS_AFTER_WAIT = 2;
 
@@ -186,7 +186,7 @@ export class ProtectedNode {
    * connection loss until done or that session is gone.
    */
   remove(session = this.ownSession): Promise<void> {
-    // Without strays (nearly always), no promises to join: the delete's own (issue #24 §3).
+    // Without strays (nearly always), no promises to join: only the delete's own.
     const strays =
       this.strays.size === 0 ? undefined : Promise.all(this.strays.values()).then(() => undefined);
     if (!this.ownName || !session) return strays ?? Promise.resolve();

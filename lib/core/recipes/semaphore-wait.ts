@@ -9,17 +9,12 @@ import { SessionEnded } from './semaphore-watch';
  * @internal
  * The end of one semaphore acquire's wait, whichever comes first: its signal aborts
  * (LockAbortedError), the client closes (ClientClosedError), or its deadline passes while it
- * waits (LockTimeoutError; ZooKeeperUnavailableError without a connected session, as for a
- * lock). Like Curator's, the deadline bounds waiting (for room, for the connection), not the
- * requests of an acquire that finds room: `waitTimeoutMs: 0` with room free is granted. A
- * deadline that passed during requests ends the next wait as it starts; a try has passed it
- * from the start. `error` is set synchronously as the end comes, so a grant checked after it
- * takes no lease.
- *
- * The caller is answered by the end even while the acquire's requests are stuck in an outage
- * (a create in doubt waits for the reconnect or the session's end to find its node): the
- * acquire then finishes in the background and deletes what it created (docs/design.md "The lock
- * family").
+ * waits (LockTimeoutError; ZooKeeperUnavailableError without a connected session). As in
+ * Curator, the deadline bounds waiting (for room, for the connection), not the requests of an
+ * acquire that finds room; one that passed during them ends the next wait as it starts. `error`
+ * is set synchronously, so a grant checked after it takes no lease. The caller is answered even
+ * while the acquire's requests are stuck in an outage; the acquire finishes in the background
+ * and deletes what it created (docs/design.md "The lock family").
  */
 export class WaitEnd {
   /** Why the caller stopped waiting; undefined while it waits. */

@@ -6,13 +6,11 @@ import { sortContenders } from './lock-naming';
 import { removeIdleLockPath } from './lock-path';
 
 /**
- * ZooKeeper's sequence suffix is the parent's signed 32-bit counter of child creates. Past 2^31-1
- * older servers hand out negative numbers (a "-" sorts first) and ZooKeeper 3.8 repeats
- * 2147483647: ordering, the "one node ahead" shortcut and fencing tokens all break. So nobody queues at or past this guard: a node that
- * gets a sequence from here on is deleted at once, and its waiters wait until the path has
- * drained; then the lock node is deleted and created anew (counter 0, a larger czxid, so fencing
- * tokens keep growing). The 2^20 margin covers the creates of waiters that arrive meanwhile (each
- * backs off once). See docs/design.md "The mutex recipe", the sequence limit.
+ * ZooKeeper's sequence suffix is the parent's signed 32-bit counter of child creates; past 2^31-1
+ * ordering, the "one node ahead" shortcut and fencing tokens break. So nobody queues at or past
+ * this guard: such a node is deleted at once, its waiters wait for the path to drain, then the
+ * lock node is created anew (counter 0, a larger czxid: tokens keep growing). The 2^20 margin
+ * covers the creates of waiters that arrive meanwhile (docs/design.md "The mutex recipe").
  */
 export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
 

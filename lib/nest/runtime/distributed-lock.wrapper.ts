@@ -15,7 +15,7 @@ type AnyMethod = (...args: any[]) => unknown;
 /**
  * The method that replaces a decorated one, for every caller: a route, message or resolver
  * handler (after guards, interceptors and pipes: the arguments are the piped values), a job, or
- * plain code (docs/design.md "One acquire, file by file"). It finds the instance's
+ * plain code (docs/design.md "One lock, file by file"). It finds the instance's
  * LockService, resolves the lock path and hands the call to the hold (distributed-lock.hold.ts).
  * Its result is always a Promise.
  */

@@ -7,7 +7,7 @@ import { parseKeyTemplate, TemplateRef } from '../decorators/key-template';
 import { resolveKeyTemplate } from './key-template.resolver';
 
 /**
- * Property-based checks of lock path templates (issue #13 §3): any template either parses or
+ * Property-based checks of lock path templates: any template either parses or
  * fails with an InvalidLockPathError naming the method; any placeholder values either give a
  * valid path in which each value fills exactly its own segment, or a clear InvalidLockPathError.
  */
