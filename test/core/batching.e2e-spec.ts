@@ -1,8 +1,10 @@
 /**
- * Faults around batched queue nodes: one ZooKeeper node of this process stands for a batch of
- * local callers and serves them in turn (lib/core/queue/waiter-queue.ts, contender.ts). What
+ * Batching under faults: one ZooKeeper node of this process stands for a batch of local callers
+ * and serves them in turn (docs/design.md "Ownership and batching inside one process"). What
  * happens to the batch when our session expires, when callers give up, when the connection drops
- * as the lock is handed on, when the client closes, and when someone deletes the shared node.
+ * as the lock is handed on, when the client closes, and when someone deletes the shared node
+ * (never handed on in process then). How batches share a lock with other processes:
+ * local-handoff.e2e-spec.ts and fair-share.e2e-spec.ts.
  * Runs its own ZooKeeper server, so pausing it (SIGSTOP) affects no other test file; remote
  * holders and waiters are lock-agent processes.
  */
@@ -58,7 +60,7 @@ class Turns {
 }
 
 describe('a batch of callers sharing one node, under faults', () => {
-  const zk = useOwnServer('batch-faults', { sessionTimeoutMs: LONG_SESSION_MS, observer: true });
+  const zk = useOwnServer('batching', { sessionTimeoutMs: LONG_SESSION_MS, observer: true });
   const { root, connect, startAgent } = zk;
   const pauseServerUntil = zk.freezeServerUntil;
 
@@ -489,6 +491,56 @@ describe('a batch of callers sharing one node, under faults', () => {
     expect(turns.tokens[1]).toBe(turns.tokens[0] + 1n); // handed on in process
     // The callers after the loss were served on a new node.
     expect(sequenceOf(turns.tokens[2])).toBeGreaterThan(sequenceOf(turns.tokens[1]));
+    await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
+  });
+
+  it('does not hand the lock on in process on a node another client deleted', async () => {
+    const path = `${root}/handoff-deleted`;
+    const agent = await startAgent();
+    const locks = await connect();
+    // One tick: one node for both; nobody reads the first holder's signal.
+    const [first, second] = [0, 1].map(() => locks.acquire(path));
+    let localHolds = false;
+    let remoteHolds = false;
+    void second.then(
+      () => (localHolds = true),
+      () => undefined,
+    );
+    const lock0 = await first;
+    const [ours] = await zk.admin.children(path);
+    await zk.admin.removeTree(`${path}/${ours}`);
+    // The node will serve another caller, so it watches itself from its first holder on.
+    await eventually('our holder learns its node is gone', () => lock0.state === 'lost');
+    // Our node is gone: a remote process may take the lock now.
+    const remote = agent.acquire(path).then((token) => {
+      remoteHolds = true;
+      return token;
+    });
+    await lock0.release();
+
+    // Whoever gets the lock first, the other must still be waiting (a node of its own queued).
+    await eventually('someone holds the lock', () => localHolds || remoteHolds);
+    const winner = localHolds ? 'local' : 'remote';
+    await eventually('the other holds too, or waits on a node', async () => {
+      return (localHolds && remoteHolds) || (await zk.admin.children(path)).length === 2;
+    });
+    expect({ localHolds, remoteHolds }).toEqual({
+      localHolds: winner === 'local',
+      remoteHolds: winner === 'remote',
+    });
+
+    if (winner === 'remote') await agent.release(path);
+    const lock1 = await second;
+    expect(lock1.state).toBe('held');
+    expect(lock1.fencingToken).toBeGreaterThan(lock0.fencingToken + 1n); // a new node
+    await lock1.release();
+    const remoteToken = await remote;
+    if (winner === 'local') {
+      expect(remoteToken).toBeGreaterThan(lock1.fencingToken);
+      await agent.release(path);
+    } else {
+      expect(lock1.fencingToken).toBeGreaterThan(remoteToken);
+    }
     await eventually('no node is left', async () => (await zk.admin.children(path)).length === 0);
   });
 });

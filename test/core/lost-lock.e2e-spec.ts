@@ -1,11 +1,15 @@
 /**
- * A holder whose node someone else deletes learns it (LockLostError 'node-deleted') as soon as
- * anyone can be told: reading `lock.signal`, a `lost` listener on the handle or on the client.
- * Until then no watch is set, so an uncontended acquire + release stays at three requests.
+ * How a holder learns its lock is lost. One whose node someone else deletes learns it
+ * (LockLostError 'node-deleted') as soon as anyone can be told: reading `lock.signal`, a `lost`
+ * listener on the handle or on the client; until then no watch is set, so an uncontended
+ * acquire + release stays at three requests. A `lost` listener added after the loss is still
+ * told, once. (Losses by session: zookeeper-restart, session-pause, one-way-loss.)
  */
 import { LockLostError } from '../../lib';
 import { watchesUnder } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';
+import { expireSession } from './support/expire-session';
+import { useOwnServer } from './support/own-server';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 describe('a lock node deleted by another client', () => {
@@ -106,5 +110,32 @@ describe('a lock node deleted by another client', () => {
     expect(three.state).toBe('held');
     expect(three.fencingToken).toBe(two.fencingToken + 1n);
     await three.release();
+  });
+});
+
+describe("a holder's 'lost' listener after a session expiry", () => {
+  const zk = useOwnServer('lost-listener', { sessionTimeoutMs: 3000 });
+
+  it("a handle's 'lost' listener added after the loss is called once, later, with the same error", async () => {
+    const locks = await zk.connect({ sessions: 1 });
+    const lock = await locks.acquire(`${zk.root}/late-listener`);
+    await expireSession(zk.server.connectionString, locks, 0);
+    await eventually('the lock is lost', () => lock.state === 'lost');
+    const told: unknown[] = [];
+    lock.on('lost', (error) => told.push(error));
+    expect(told).toEqual([]); // not from inside on(): after the caller's code has run
+    const removed = vi.fn();
+    lock.on('lost', removed).off('lost', removed);
+    const notTerminal = vi.fn();
+    lock.on('uncertain', notTerminal).on('reconnected', notTerminal);
+    await eventually("the late 'lost' listener is called", () => told.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // room for a second call
+    expect(told).toHaveLength(1);
+    expect(told[0]).toBe(lock.signal.reason);
+    expect(told[0]).toMatchObject({ name: 'LockLostError', reason: 'session-expired' });
+    expect(removed).not.toHaveBeenCalled();
+    expect(notTerminal).not.toHaveBeenCalled();
+    await lock.release();
+    expect(await zk.admin.children(`${zk.root}/late-listener`)).toEqual([]);
   });
 });

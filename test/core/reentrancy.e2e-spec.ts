@@ -1,12 +1,15 @@
 /**
- * Issue #2 §5.3: the owner of a lock is the async context that took it. Nested acquisition in
- * that context re-enters (one znode, a hold count); other async contexts in the same process
- * are different owners and wait.
+ * Reentrancy: the owner of a lock is the async context that took it. Nested acquisition in that
+ * context re-enters (one znode, a hold count); other async contexts in the same process are
+ * different owners and wait; a re-entry into a lock the scope lost fails instead of waiting for
+ * itself. (The read/write lock's downgrade: read-write-lock.e2e-spec.ts; withLockAll's:
+ * multi-lock.e2e-spec.ts; through the NestJS layer: test/nest/reentrancy.e2e-spec.ts.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AcquireOptions, LockHandle, LockLostError, LockModeError, ZkLockClient } from '../../lib';
 import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
 import { useCoreFixture } from './support/core-fixture';
+import { useOwnServer } from './support/own-server';
 import { expireSession } from './support/expire-session';
 import { eventually, zkConnectFromEnv } from './support/zk-admin';
 
@@ -210,5 +213,38 @@ describe.each([1, 4])('reentrancy and in-process exclusion (sessions: %i)', (ses
 
     expect(second).toBeNull();
     expect(heldByCaller).toBe(false);
+  });
+});
+
+/** Expires while the server is frozen for a moment (our clock declares it lost after 2 s). */
+const SHORT_SESSION_MS = 2_000;
+
+describe('re-entry into a lock its scope lost (a server of its own, frozen)', () => {
+  const zk = useOwnServer('reentrancy-lost', { sessionTimeoutMs: 20_000 });
+  const { root, connect } = zk;
+  const freezeServerUntil = zk.freezeServerUntil;
+
+  it('fails a re-entry into a lock its scope lost, instead of waiting for itself', async () => {
+    const path = `${root}/reenter-lost`;
+    const locks = await connect({ sessionTimeoutMs: SHORT_SESSION_MS });
+    let outer!: LockHandle;
+    const inner = await locks.withLock(path, async (lock) => {
+      outer = lock;
+      await freezeServerUntil('the lock is lost', () => lock.state === 'lost');
+      // E.g. a @DistributedLock service method on the same path, called after the loss. The
+      // scope still holds the lost lock (its place in this process), so waiting would be for
+      // itself: forever without a waitTimeoutMs.
+      return locks
+        .withLock(path, () => 'entered', { waitTimeoutMs: 5_000 })
+        .catch((err: unknown) => err);
+    });
+    expect(inner).toBeInstanceOf(LockLostError);
+    expect((inner as LockLostError).path).toBe(path);
+    expect((inner as LockLostError).message).toContain(path);
+    expect(outer.state).toBe('lost');
+    // Once the owner has let go, the path can be locked again.
+    const again = await locks.acquire(path, { waitTimeoutMs: 10_000 });
+    expect(again.fencingToken).toBeGreaterThan(outer.fencingToken);
+    await again.release();
   });
 });

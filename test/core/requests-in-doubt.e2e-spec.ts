@@ -1,12 +1,13 @@
 /**
- * Issue #12 finding 7: a request in doubt (no answer in time, or the connection dropped) while
- * the lock path is being created. The waiter must not fail with a raw ZooKeeper error: it retries
- * within its wait, and a parent the server created during the uncertain request is cleaned up
- * like any other. No raw ZkRequestError reaches a caller of acquire or inspect on any path.
- * Runs its own server: the test freezes it (SIGSTOP) at the exact moment a parent's create is
- * sent (a spy on the session's create only observes; the server really is frozen).
+ * Requests in doubt (no answer in time, or the connection dropped) while a lock is taken or its
+ * path cleaned up: the waiter retries within its wait and never fails with a raw ZooKeeper
+ * error (no raw ZkRequestError reaches a caller of acquire or inspect on any path), and nothing
+ * the server applied meanwhile is left behind: a parent created during an uncertain request, a
+ * contender node whose create was in doubt, an idle lock path whose cleanup met an outage.
+ * Runs its own server, frozen (SIGSTOP) at the exact moment a request is sent (a spy on the
+ * session's create only observes; the server really is frozen).
  */
-import { ZkLockError, ZooKeeperUnavailableError } from '../../lib';
+import { ConnectionState, ZkLockError, ZooKeeperUnavailableError } from '../../lib';
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
@@ -14,9 +15,13 @@ import { vi } from 'vitest';
 
 const SESSION_MS = 9_000; // the clock notices a frozen server after 6 s: the freeze is shorter
 const REQUEST_MS = 500;
+/** The clock notices a frozen server after 2/3 of it (6 s): room for short freezes. */
+const OUTAGE_SESSION_MS = 9_000;
 
-describe('faults while a lock path is created', () => {
-  const zk = useOwnServer('mkdirp-faults', { sessionTimeoutMs: SESSION_MS });
+describe('requests in doubt', () => {
+  const zk = useOwnServer('requests-in-doubt', { sessionTimeoutMs: SESSION_MS });
+  const { root, connect } = zk;
+  const freezeServerUntil = zk.freezeServerUntil;
   afterEach(() => vi.restoreAllMocks());
 
   /**
@@ -98,5 +103,52 @@ describe('faults while a lock path is created', () => {
       4 * SESSION_MS,
     );
     await zk.expectFreeForOthers(path);
+  });
+
+  it('leaves no orphan node when the create is in doubt and finding it again times out too', async () => {
+    const path = `${root}/create-in-doubt`;
+    // Requests time out long before the clock notices the frozen server (6 s).
+    const locks = await connect({ sessionTimeoutMs: OUTAGE_SESSION_MS, requestTimeoutMs: 300 });
+    await zk.admin.removeTree(path);
+    const warm = await locks.acquire(path); // the lock path exists: one create, no mkdirp
+    await warm.release();
+
+    zk.server.members[0].pause();
+    let outcome: unknown;
+    try {
+      outcome = await locks.acquire(path, { waitTimeoutMs: 1_500 }).then(
+        (lock) => lock,
+        (err: unknown) => err,
+      );
+    } finally {
+      zk.server.members[0].resume();
+    }
+    // The waiter gives up with one of ours, not with a raw ZooKeeper request error.
+    expect(outcome).toBeInstanceOf(ZkLockError);
+    // The server now applies the create it had received: that node must not stay behind, or it
+    // would hold the lock for as long as our session lives.
+    await zk.expectFreeForOthers(path);
+  });
+
+  it('removes an idle lock path once ZooKeeper is back when the cleanup ran into an outage', async () => {
+    const path = `${root}/cleanup-outage/lock`;
+    const locks = await connect({
+      sessionTimeoutMs: OUTAGE_SESSION_MS,
+      requestTimeoutMs: 300,
+      parentCleanupDelayMs: 1_000,
+    });
+    const states: ConnectionState[] = [];
+    locks.on('state', (state: ConnectionState) => states.push(state));
+    const lock = await locks.acquire(path);
+    await lock.release();
+    expect(await zk.admin.exists(path)).toBe(true);
+
+    // The cleanup is due 1 to 2 s after the release: the server is frozen by then, and stays
+    // frozen until the client notices (6 s), so the removal fails or is skipped.
+    await freezeServerUntil('the session is suspended', () => states.includes('SUSPENDED'));
+    await eventually('the same session is back', () => states.includes('RECONNECTED'));
+    await eventually('the lock path and the parent we created are gone', async () => {
+      return !(await zk.admin.exists(`${root}/cleanup-outage`));
+    });
   });
 });

@@ -1,8 +1,11 @@
 /**
- * Issue #2 §5.4: a waiter that times out or is aborted removes its queue node; tryAcquire returns
- * null (and leaves nothing behind) while another process holds the lock.
+ * Deadlines: a waiter that times out or is aborted removes its queue node; tryAcquire returns
+ * null (and leaves nothing behind) while another process holds the lock; a short wait bounds
+ * waiting, not the acquire's requests; `waitTimeoutMs: 0` tries once, an aborted signal wins
+ * over it, and a wait no Node timer can hold is refused.
  */
 import {
+  InvalidLockOptionsError,
   LockAbortedError,
   type LockHandle,
   LockTimeoutError,
@@ -12,6 +15,7 @@ import {
 } from '../../lib';
 import type { LockAgent } from './support/agents';
 import { useCoreFixture } from './support/core-fixture';
+import { useOwnServer } from './support/own-server';
 import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, settledFlag, zkConnectFromEnv } from './support/zk-admin';
 
@@ -304,5 +308,63 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
     expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
     expect(error).toMatchObject({ timeoutMs: 200 });
     expect(client.state).not.toBe('CONNECTED');
+  });
+});
+
+describe('waitTimeoutMs at its edges: 0 tries once, an aborted signal wins, too long is refused', () => {
+  const zk = useOwnServer('wait-edges', { sessionTimeoutMs: 3000 });
+
+  it('waitTimeoutMs: 0 takes a free lock, and fails at once with LockTimeoutError on a held one', async () => {
+    const locks = await zk.connect();
+    const path = `${zk.root}/zero`;
+    const lock = await locks.acquire(path, { waitTimeoutMs: 0 });
+    expect(lock.state).toBe('held');
+    const other = await zk.connect();
+    await expect(other.acquire(path, { waitTimeoutMs: 0 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
+    await expect(
+      other.readLock(`${zk.root}/zero-rw`).acquire({ waitTimeoutMs: 0 }),
+    ).resolves.toMatchObject({ state: 'held' });
+    await lock.release();
+    const again = await other.acquire(path, { waitTimeoutMs: 0 });
+    await again.release();
+    expect(await zk.admin.children(path)).toEqual([]);
+  });
+
+  it('waitTimeoutMs: 0 with a signal already aborted takes nothing: LockAbortedError', async () => {
+    // A multi-path lock or a semaphore asks for its next step with the time left, 0 once the
+    // deadline has passed: an abort that landed meanwhile must still win over the try-once.
+    const locks = await zk.connect();
+    const path = `${zk.root}/zero-aborted`;
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(
+      locks.acquire(path, { waitTimeoutMs: 0, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(LockAbortedError);
+    await expect(
+      locks.acquireAll([`${path}-a`, `${path}-b`], { waitTimeoutMs: 0, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(LockAbortedError);
+    for (const taken of [path, `${path}-a`, `${path}-b`]) {
+      expect(await zk.admin.children(taken)).toEqual([]);
+    }
+  });
+
+  it('a wait longer than 2^31-1 ms (or negative, or NaN) is refused before any request', async () => {
+    const locks = await zk.connect();
+    const other = await zk.connect();
+    const path = `${zk.root}/long`;
+    const held = await other.acquire(path);
+    for (const waitTimeoutMs of [2 ** 31, -1, Number.NaN]) {
+      const error = await locks.acquire(path, { waitTimeoutMs }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidLockOptionsError);
+      expect((error as Error).message).toContain(path);
+      expect((error as Error).message).toMatch(/waitTimeoutMs must be from 0 to 2147483647 ms/);
+    }
+    await expect(
+      locks.semaphore(`${zk.root}/long-sem`, { maxLeases: 1 }).acquire({ waitTimeoutMs: 2 ** 32 }),
+    ).rejects.toBeInstanceOf(InvalidLockOptionsError);
+    expect(await zk.admin.children(path)).toHaveLength(1); // only the holder's node
+    await held.release();
   });
 });
