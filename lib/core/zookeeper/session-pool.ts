@@ -112,13 +112,11 @@ export function clientState(states: readonly ConnectionState[], wasUp: boolean):
 }
 
 /**
- * The first connect of a pool failed. When some sessions connected and others did not, or none
- * did and the servers closed the connections themselves (no other reason known), a
- * ZooKeeperUnavailableError says how many connected and that a server refuses one client IP's
- * connections beyond its maxClientCnxns, which is what a server over that limit does (a pool of
- * `size` sessions is `size` connections per instance). A known reason for all of them (a DNS
- * name, a refused port, a TLS handshake) is the error one session gives, as it is; so is any
- * other error.
+ * The first connect of a pool failed. When some sessions connected, or none did and the servers
+ * closed the connections themselves, the error says how many connected and names the servers'
+ * maxClientCnxns, the limit a server over it enforces that way (`size` sessions are `size`
+ * connections). A known reason (a DNS name, a refused port, a TLS handshake) and any other error
+ * are given as one session gives them.
  */
 function poolUnavailable(err: unknown, connected: number, size: number): unknown {
   if (!(err instanceof ZooKeeperUnavailableError)) return err;

@@ -3,16 +3,11 @@ import { lockErrorInfo } from './lock-errors.codes';
 
 /**
  * Maps the core's errors on a GraphQL resolver to a `GraphQLError` whose extensions carry
- * `{ code, status, lock? }` (lock-errors.codes.ts), the way GraphQL servers report error kinds.
- * `args` are the resolver's (root, args, context, info): the error is placed at the resolver's
- * field (`path`, `locations`) as graphql-js would, so it reaches the server as built here.
- *
- * The answer is the same whatever the environment: it has no `originalError` (servers show
- * its message and stack in development, e.g. graphql-yoga's masking) and no stack (Apollo adds
- * `extensions.stacktrace` from it unless NODE_ENV is 'production' or 'test'; an error without
- * one gets none). The core's message, with the servers' address, goes to the log instead
- * (lock-errors.transport.ts). `graphql` is loaded only here, on a GraphQL call (it is there
- * whenever `@nestjs/graphql` is).
+ * `{ code, status, lock? }` (lock-errors.codes.ts), placed at the resolver's field (`path`,
+ * `locations`) from its `args` (root, args, context, info) as graphql-js would. The same answer
+ * in every environment: no `originalError` and no stack, which servers would show in development
+ * (Apollo's `extensions.stacktrace`); the core's message goes to the log instead
+ * (lock-errors.transport.ts). `graphql` is loaded only here, on a GraphQL call.
  */
 export function toGraphQLError(error: unknown, args: unknown[] = []): unknown {
   const info = lockErrorInfo(error);
