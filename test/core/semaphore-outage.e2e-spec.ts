@@ -110,10 +110,10 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends at its waitTimeoutMs when the connection drops as it creates the leases node', async () => {
     const path = `${zk.root}/timeout-leases-node`;
-    // Creates: the mutex node, the lease node (no leases node: NoNode), then the lease node's
-    // ancestors from the top as CONTAINER creates (the test root, the semaphore, the leases
-    // node): cut at the third, the leases node.
-    await prepare(path, CREATE_CONTAINER, 3, false);
+    // Creates: the mutex node, the lease node (no leases node: NoNode), then the missing
+    // ancestors as CONTAINER creates, deepest first: the leases node is the first (its parent,
+    // the semaphore, exists). Cut at it.
+    await prepare(path, CREATE_CONTAINER, 1, false);
     await expectWholeAfterReconnect(await timesOutCutOff(path), path, 0);
   });
 

@@ -5,6 +5,7 @@ import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
 import { CONTAINER } from '../zookeeper/jute-requests';
 import { recordedLimit } from './semaphore-limit';
+import { parentPath } from '../paths';
 import {
   ZkCode,
   ZkRequestError,
@@ -68,10 +69,13 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
  * Creates `path` (data `leafData`: the marker, or a semaphore's limit record) and its missing
  * ancestors as CONTAINER nodes with our marker, which the server and our cleanup remove once
  * empty. The namespace and its ancestors are persistent, with the configured ACL and no marker:
- * never removed, so nobody else can re-create them with another ACL. A create whose answer is
- * lost is sent again once the session is usable, while `recovery.keepGoing()` (a path the server
- * cannot read drops the connection every time: the caller's wait ends it). An ancestor another
- * client removes meanwhile is made again. Rejects with SESSION_GONE when the session ends.
+ * never removed, so nobody else can re-create them with another ACL. Deepest first, as Curator's
+ * creatingParentContainersIfNeeded(): a path swept while its parent stayed costs one create;
+ * only a missing parent (NO_NODE) sends it further up, then the missing ones are made top down.
+ * A create whose answer is lost is sent again once the session is usable, while
+ * `recovery.keepGoing()` (a path the server cannot read drops the connection every time: the
+ * caller's wait ends it). An ancestor another client removes meanwhile is made again. Rejects
+ * with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,
@@ -81,27 +85,43 @@ export async function ensureLockPath(
   attempts = 10,
 ): Promise<boolean> {
   const { keepGoing, usable } = withDefaults(recovery);
-  const segments = path.split('/').slice(1);
-  for (let i = 1; i <= segments.length; i++) {
-    const p = '/' + segments.slice(0, i).join('/');
+  /** Creates `p`: 'made' once it exists, NO_NODE's error when its parent is missing. */
+  const create = async (p: string): Promise<'made' | 'gave-up' | { noParent: unknown }> => {
     const outsideLocks = isNamespace(p, session.namespace);
-    const data = outsideLocks ? null : i === segments.length ? leafData : LOCK_PATH_DATA;
+    const data = outsideLocks ? null : p === path ? leafData : LOCK_PATH_DATA;
     for (;;) {
       try {
         await session.create(p, data, outsideLocks ? CreateMode.PERSISTENT : CONTAINER);
+        return 'made';
       } catch (err) {
         if (isInDoubt(err)) {
-          if (!keepGoing()) return false;
+          if (!keepGoing()) return 'gave-up';
           if (await usable(session)) continue;
           throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
         }
-        if (isNoNode(err) && attempts > 1) {
-          return ensureLockPath(session, path, leafData, recovery, attempts - 1);
-        }
+        if (isNoNode(err)) return { noParent: err };
         if (!isNodeExists(err)) throw err;
+        return 'made';
       }
-      break;
     }
+  };
+  // Up from `path` to the first node that exists (made or found), then down again. The root
+  // (a chroot's node) is never made here.
+  const missing: string[] = [];
+  for (let p = path; ; p = parentPath(p)) {
+    const made = await create(p);
+    if (made === 'gave-up') return false;
+    if (made === 'made') break;
+    if (parentPath(p) === '/') throw made.noParent;
+    missing.push(p);
+  }
+  for (let i = missing.length - 1; i >= 0; i--) {
+    const made = await create(missing[i]);
+    if (made === 'gave-up') return false;
+    if (made === 'made') continue;
+    // An ancestor made a moment ago is gone again (another client's cleanup): start over.
+    if (attempts > 1) return ensureLockPath(session, path, leafData, recovery, attempts - 1);
+    throw made.noParent;
   }
   return true;
 }
