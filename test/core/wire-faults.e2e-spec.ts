@@ -5,8 +5,9 @@
  * After each schedule: never two holders (when a lock is granted, no node ahead of the holder's
  * is left on the server), every holder whose session was expired told (`lost`) within its bound,
  * no request answered twice, `close()` back within its bound, nothing left open (sockets,
- * timers). The seed is in the test's name; WIRE_FAULT_SEED replays it, WIRE_FAULT_SCHEDULES
- * runs more.
+ * timers). Schedules run 4 at a time (each its own proxy, clients and lock path; they mostly
+ * sleep between faults). The seed is in the test's name; WIRE_FAULT_SEED replays it,
+ * WIRE_FAULT_SCHEDULES runs more.
  */
 import { LockHandle, ZkLockClient } from '../../lib';
 import { InMemoryZooKeeper } from '../../lib/core/testing';
@@ -21,7 +22,8 @@ const SEED = Number(process.env.WIRE_FAULT_SEED ?? Date.now() % 1_000_000);
 const SCHEDULES = Number(process.env.WIRE_FAULT_SCHEDULES ?? 200);
 const SESSION_MS = 600;
 const REQUEST_MS = 300;
-const PATH = '/wire-faults/lock';
+/** Schedules at once: each has its own proxy, clients and lock path on the one server. */
+const CONCURRENT = 4;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const sequenceOf = (name: string): number => Number(name.slice(name.lastIndexOf('-') + 1));
@@ -49,6 +51,7 @@ interface Schedule {
 /** One schedule: two clients locking in loops while faults come and go; then the checks. */
 async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedule> {
   const next = random(seed);
+  const lockPath = `/wire-faults/${seed}/lock`;
   const proxy = await FaultProxy.start(Number(zk.connectionString.split(':')[1]));
   const schedule: Schedule = { log: [], problems: [] };
   const connect = (): Promise<ZkLockClient> =>
@@ -68,7 +71,7 @@ async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedul
     const sequence = Number((token >> 32n) & 0xffffffffn);
     const ahead = zk
       .paths()
-      .filter((p) => p.startsWith(`${PATH}/`))
+      .filter((p) => p.startsWith(`${lockPath}/`))
       .filter((p) => sequenceOf(p) < sequence);
     if (ahead.length > 0) {
       schedule.problems.push(`granted sequence ${sequence} while ${ahead.join(', ')} still there`);
@@ -77,7 +80,7 @@ async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedul
 
   const loop = async (client: ZkLockClient): Promise<void> => {
     while (running) {
-      const lock = await client.acquire(PATH, { waitTimeoutMs: 200 }).catch(() => undefined);
+      const lock = await client.acquire(lockPath, { waitTimeoutMs: 200 }).catch(() => undefined);
       if (!lock) {
         await sleep(5);
         continue;
@@ -159,13 +162,20 @@ describe('the wire under seeded faults', () => {
     const answers = countAnswers();
     try {
       const baseline = snapshotResources({}).active;
-      for (let i = 0; i < SCHEDULES; i++) {
-        const seed = SEED + i;
-        const schedule = await runSchedule(zk, seed);
-        const detail = `schedule seed ${seed} (WIRE_FAULT_SEED=${seed} WIRE_FAULT_SCHEDULES=1 replays it): ${schedule.log.join('; ')}`;
-        expect(schedule.problems, detail).toEqual([]);
-        expect(answers.twice, detail).toEqual([]);
-        await eventually(`nothing left open after ${detail}`, () => {
+      for (let i = 0; i < SCHEDULES; i += CONCURRENT) {
+        const seeds = Array.from(
+          { length: Math.min(CONCURRENT, SCHEDULES - i) },
+          (_, k) => SEED + i + k,
+        );
+        const schedules = await Promise.all(seeds.map((seed) => runSchedule(zk, seed)));
+        schedules.forEach((schedule, k) => {
+          const seed = seeds[k];
+          const detail = `schedule seed ${seed} (WIRE_FAULT_SEED=${seed} WIRE_FAULT_SCHEDULES=1 replays its faults): ${schedule.log.join('; ')}`;
+          expect(schedule.problems, detail).toEqual([]);
+        });
+        const together = `schedules seeds ${seeds.join(', ')} (WIRE_FAULT_SEED=${seeds[0]} WIRE_FAULT_SCHEDULES=${seeds.length} replays them)`;
+        expect(answers.twice, together).toEqual([]);
+        await eventually(`nothing left open after ${together}`, () => {
           const now = snapshotResources({}).active;
           return Object.keys(baseline).every((type) => now[type] <= baseline[type]);
         });
