@@ -17,6 +17,7 @@ import {
   Get,
   Injectable,
   INestApplication,
+  Logger,
   Module,
   Param,
   UseFilters,
@@ -33,7 +34,7 @@ import {
   ZkLockClient,
   ZkLockModule,
 } from '../../lib';
-import { captureLogs, testNamespace, zkConnect } from './support/nest-app';
+import { capturingLogger, LogLine, testNamespace, zkConnect } from './support/nest-app';
 
 const WAIT_MS = 300;
 
@@ -116,119 +117,153 @@ class OwnFilterController {
   }
 }
 
-describe.each(['express', 'fastify'])('lock errors over HTTP on %s', (platform) => {
+const PLATFORMS = ['express', 'fastify'] as const;
+type Platform = (typeof PLATFORMS)[number];
+
+/** Each platform's app, the other instance holding the orders' locks, and its slow request. */
+interface PlatformApp {
+  app: INestApplication;
+  other: ZkLockClient;
+  url: string;
+  held: LockHandle[];
+  /** The route handler's default wait (30 s) runs beside the other tests, started in beforeAll. */
+  slow: Promise<request.Response | Error>;
+  /** Its lock's id: one per platform, so each finds its own log line. */
+  slowId: number;
+}
+
+async function startPlatform(platform: Platform, slowId: number): Promise<PlatformApp> {
   const namespace = testNamespace(`transport-errors-${platform}`);
-  let app: INestApplication;
-  let other: ZkLockClient;
-  let url: string;
+  @Module({
+    imports: [ZkLockModule.forRoot({ connectionString: zkConnect(), namespace, telemetry: false })],
+    controllers: [OrdersController, OwnFilterController],
+    providers: [OrderService, OrderGuard],
+  })
+  class AppModule {}
+  const app =
+    platform === 'fastify'
+      ? await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
+          logger: false,
+        })
+      : await NestFactory.create(AppModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  // Another instance: its own ZooKeeper session holds the orders' locks.
+  const other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
   const held: LockHandle[] = [];
+  for (const path of ['/locks/order:7', '/locks/order:guarded', `/locks/slow:${slowId}`]) {
+    held.push(await other.acquire(path));
+  }
+  return { app, other, url, held, slowId, slow: Promise.resolve(new Error('not started')) };
+}
+
+describe('lock errors over HTTP', () => {
+  const apps = new Map<Platform, PlatformApp>();
+  /** Every line Nest's Logger is given while these apps run; a test reads the lines of its own. */
+  const logged: LogLine[] = [];
 
   beforeAll(async () => {
-    @Module({
-      imports: [
-        ZkLockModule.forRoot({ connectionString: zkConnect(), namespace, telemetry: false }),
-      ],
-      controllers: [OrdersController, OwnFilterController],
-      providers: [OrderService, OrderGuard],
-    })
-    class AppModule {}
-    app =
-      platform === 'fastify'
-        ? await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
-            logger: false,
-          })
-        : await NestFactory.create(AppModule, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = await app.getUrl();
-    // Another instance: its own ZooKeeper session holds the orders' locks.
-    other = await ZkLockClient.connect({ connectionString: zkConnect(), namespace });
-    for (const path of ['/locks/order:7', '/locks/order:guarded', '/locks/slow:1']) {
-      held.push(await other.acquire(path));
+    for (const [i, platform] of PLATFORMS.entries()) {
+      apps.set(platform, await startPlatform(platform, i + 1));
+    }
+    // After the apps: creating one with `logger: false` turns the static Logger off.
+    Logger.overrideLogger(capturingLogger(logged));
+    for (const platform of apps.values()) {
+      platform.slow = request(platform.url)
+        .get(`/orders/${platform.slowId}/slow`)
+        .then(
+          (res) => res,
+          (err: Error) => err,
+        );
     }
   });
 
   afterAll(async () => {
-    await Promise.all(held.map((lock) => lock.release()));
-    await other?.close();
-    await app?.close();
-  });
-
-  it('a plain controller calling a locked service answers 409 with code LOCK_TIMEOUT', async () => {
-    const res = await request(url).get('/orders/7/pay');
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      statusCode: 409,
-      code: 'LOCK_TIMEOUT',
-      message: expect.any(String),
-      lock: '/locks/order:7',
-    });
-    // Written for a client: no advice for the developer, no ZooKeeper address.
-    expect(res.text).not.toMatch(/waitTimeoutMs|tryAcquire|onBusy|127\.0\.0\.1|localhost/);
-  });
-
-  it("logs the developer's message once, with advice that fits how the lock was taken", async () => {
-    const logs = captureLogs();
-    try {
-      await request(url).get('/orders/7/pay').expect(409);
-      await request(url).get('/orders/guarded').expect(409);
-    } finally {
-      logs.restore();
+    for (const { app, other, held, slow } of apps.values()) {
+      await slow;
+      await Promise.all(held.map((lock) => lock.release()));
+      await other.close();
+      await app.close();
     }
-    const about = (path: string) =>
-      logs.lines.filter((l) => l.message.includes(`"${path}"`) && l.level !== 'verbose');
-    // The decorated service method: its own options, not tryAcquire.
-    expect(about('/locks/order:7')).toEqual([
-      expect.objectContaining({ level: 'warn', context: 'ZkLock', stack: false }),
-    ]);
-    expect(about('/locks/order:7')[0].message).toMatch(
-      /Timed out after 300 ms .*OrderService\.pay.*onBusy: 'skip'/,
-    );
-    expect(about('/locks/order:7')[0].message).not.toContain('tryAcquire');
-    // LockService.withLock in a guard: the core's advice.
-    expect(about('/locks/order:guarded')).toHaveLength(1);
-    expect(about('/locks/order:guarded')[0].message).toContain('tryAcquire');
+    Logger.overrideLogger(['error']);
   });
 
-  it('a route handler with no waitTimeoutMs anywhere answers 409 after 30 s, not never', async () => {
-    const logs = captureLogs();
-    try {
-      const res = await request(url).get('/orders/1/slow');
+  describe.each(PLATFORMS)('on %s', (platform) => {
+    const url = (): string => apps.get(platform)!.url;
+
+    it('a plain controller calling a locked service answers 409 with code LOCK_TIMEOUT', async () => {
+      const res = await request(url()).get('/orders/7/pay');
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({
+        statusCode: 409,
+        code: 'LOCK_TIMEOUT',
+        message: expect.any(String),
+        lock: '/locks/order:7',
+      });
+      // Written for a client: no advice for the developer, no ZooKeeper address.
+      expect(res.text).not.toMatch(/waitTimeoutMs|tryAcquire|onBusy|127\.0\.0\.1|localhost/);
+    });
+
+    it("logs the developer's message once, with advice that fits how the lock was taken", async () => {
+      const from = logged.length;
+      await request(url()).get('/orders/7/pay').expect(409);
+      await request(url()).get('/orders/guarded').expect(409);
+      const lines = logged.slice(from);
+      const about = (path: string) =>
+        lines.filter((l) => l.message.includes(`"${path}"`) && l.level !== 'verbose');
+      // The decorated service method: its own options, not tryAcquire.
+      expect(about('/locks/order:7')).toEqual([
+        expect.objectContaining({ level: 'warn', context: 'ZkLock', stack: false }),
+      ]);
+      expect(about('/locks/order:7')[0].message).toMatch(
+        /Timed out after 300 ms .*OrderService\.pay.*onBusy: 'skip'/,
+      );
+      expect(about('/locks/order:7')[0].message).not.toContain('tryAcquire');
+      // LockService.withLock in a guard: the core's advice.
+      expect(about('/locks/order:guarded')).toHaveLength(1);
+      expect(about('/locks/order:guarded')[0].message).toContain('tryAcquire');
+    });
+
+    it('a route handler with no waitTimeoutMs anywhere answers 409 after 30 s, not never', async () => {
+      const { slow, slowId } = apps.get(platform)!;
+      const res = await slow;
+      if (res instanceof Error) throw res;
       expect(res.body).toMatchObject({
         statusCode: 409,
         code: 'LOCK_TIMEOUT',
-        lock: '/locks/slow:1',
+        lock: `/locks/slow:${slowId}`,
       });
-      const line = logs.lines.find((l) => l.level === 'warn' && l.message.includes('slow:1'));
+      const line = logged.find(
+        (l) => l.level === 'warn' && l.message.includes(`"/locks/slow:${slowId}"`),
+      );
       expect(line?.message).toContain('Timed out after 30000 ms');
-    } finally {
-      logs.restore();
-    }
-  });
+    });
 
-  it('the same service answers when the lock is free', async () => {
-    await request(url).get('/orders/8/pay').expect(200, 'paid 8');
-  });
+    it('the same service answers when the lock is free', async () => {
+      await request(url()).get('/orders/8/pay').expect(200, 'paid 8');
+    });
 
-  it('a guard taking the lock through LockService answers 409 with the code', async () => {
-    const res = await request(url).get('/orders/guarded');
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ statusCode: 409, code: 'LOCK_TIMEOUT' });
-  });
+    it('a guard taking the lock through LockService answers 409 with the code', async () => {
+      const res = await request(url()).get('/orders/guarded');
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ statusCode: 409, code: 'LOCK_TIMEOUT' });
+    });
 
-  it("a service method's missing template value answers 400 INVALID_LOCK_PATH", async () => {
-    const res = await request(url).get('/orders/missing');
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ statusCode: 400, code: 'INVALID_LOCK_PATH' });
-    expect(res.text).not.toMatch(/OrderService|payNothing/);
-  });
+    it("a service method's missing template value answers 400 INVALID_LOCK_PATH", async () => {
+      const res = await request(url()).get('/orders/missing');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ statusCode: 400, code: 'INVALID_LOCK_PATH' });
+      expect(res.text).not.toMatch(/OrderService|payNothing/);
+    });
 
-  it("the application's own filter wins, for a service's error and a guard's", async () => {
-    const fromService = await request(url).get('/own/7/pay');
-    expect(fromService.status).toBe(418);
-    expect(fromService.body).toEqual({ mine: true, kind: 'ConflictException' });
-    const fromGuard = await request(url).get('/own/guarded');
-    expect(fromGuard.status).toBe(418);
-    expect(fromGuard.body).toEqual({ mine: true, kind: 'LockTimeoutError' });
+    it("the application's own filter wins, for a service's error and a guard's", async () => {
+      const fromService = await request(url()).get('/own/7/pay');
+      expect(fromService.status).toBe(418);
+      expect(fromService.body).toEqual({ mine: true, kind: 'ConflictException' });
+      const fromGuard = await request(url()).get('/own/guarded');
+      expect(fromGuard.status).toBe(418);
+      expect(fromGuard.body).toEqual({ mine: true, kind: 'LockTimeoutError' });
+    });
   });
 });
 
