@@ -47,7 +47,8 @@ describe('a holder process frozen past its session timeout', () => {
   const message = (messages: Message[], type: string): Message | undefined =>
     messages.find((m) => m.type === type);
 
-  it.each([
+  // The freezes run at once (each its own process and path): they mostly wait on the server.
+  it.concurrent.each([
     ['sigstop', true],
     ['busy', true],
     ['sigstop', false],
@@ -102,46 +103,54 @@ describe('a holder process frozen past its session timeout', () => {
   // A regression guard: it also passed before the fix, because after SIGCONT Node runs the
   // session clock's due timer before it reads the socket, and that timer dropped the socket with
   // the event in it. The other order (data read first) is covered by session-clock.spec.ts.
-  it('takes no buffered "predecessor deleted" event read after the freeze as proof of life', async () => {
-    const path = `${zk.root}/buffered-event`;
-    const holder = await zk.locks.acquire(path);
-    const waiter = await LockAgent.start({ sessionTimeoutMs: HOLDER_SESSION_MS });
-    const reply = waiter.send({ op: 'acquire', path });
-    await eventually('the waiter queued', async () => {
-      return (await zk.locks.inspect(path)).queue.some((n) => n.sessionId === waiter.sessionId);
-    });
-    waiter.child.kill('SIGSTOP');
-    // Its predecessor goes: the event waits in the frozen waiter's socket.
-    await holder.release();
-    // Taken once the server has expired the frozen waiter's session and deleted its node.
-    const other = await zk.locks.acquire(path, { waitTimeoutMs: 30_000 });
-    let answered = false;
-    void reply.then(() => (answered = true));
-    waiter.child.kill('SIGCONT');
-    await eventually('the waiter queued again in a new session (or took the lock)', async () => {
-      if (answered) return true;
-      const queue = (await zk.locks.inspect(path)).queue;
-      return queue.some((n) => n.sessionId !== waiter.sessionId);
-    });
-    const answeredWhileOtherHeld = answered;
-    await other.release();
-    const token = tokenOf(await reply);
-    expect(answeredWhileOtherHeld).toBe(false);
-    expect(token).toBeGreaterThan(other.fencingToken);
-    await waiter.release(path);
-  });
+  it.concurrent(
+    'takes no buffered "predecessor deleted" event read after the freeze as proof of life',
+    async () => {
+      const path = `${zk.root}/buffered-event`;
+      const holder = await zk.locks.acquire(path);
+      const waiter = await LockAgent.start({ sessionTimeoutMs: HOLDER_SESSION_MS });
+      const reply = waiter.send({ op: 'acquire', path });
+      await eventually('the waiter queued', async () => {
+        return (await zk.locks.inspect(path)).queue.some((n) => n.sessionId === waiter.sessionId);
+      });
+      waiter.child.kill('SIGSTOP');
+      // Its predecessor goes: the event waits in the frozen waiter's socket.
+      await holder.release();
+      // Taken once the server has expired the frozen waiter's session and deleted its node.
+      const other = await zk.locks.acquire(path, { waitTimeoutMs: 30_000 });
+      let answered = false;
+      void reply.then(() => (answered = true));
+      waiter.child.kill('SIGCONT');
+      await eventually('the waiter queued again in a new session (or took the lock)', async () => {
+        if (answered) return true;
+        const queue = (await zk.locks.inspect(path)).queue;
+        return queue.some((n) => n.sessionId !== waiter.sessionId);
+      });
+      const answeredWhileOtherHeld = answered;
+      await other.release();
+      const token = tokenOf(await reply);
+      expect(answeredWhileOtherHeld).toBe(false);
+      expect(token).toBeGreaterThan(other.fencingToken);
+      await waiter.release(path);
+    },
+  );
 
   // Seen in CI (the fault suite's 4b, unchecked): a holder that releases right after such a block,
-  // before the session clock's due timer runs, ended the lock as released, never told lost.
-  it.each(['lock', 'semaphore lease', 'multi-path lock'] as const)(
-    'tells a %s lost when it is released right after its event loop was blocked past the session timeout',
-    async (kind) => {
-      const client = await ZkLockClient.connect({
-        connectionString: zkConnectFromEnv(),
-        sessionTimeoutMs: HOLDER_SESSION_MS,
-        sessions: 1,
-      });
-      try {
+  // before the session clock's due timer runs, ended the lock as released, never told lost. The
+  // three kinds share one block of this process's event loop, each on a client (a session) of its
+  // own, each released synchronously after the block, before anything else of its client runs.
+  it('tells a lock, a semaphore lease and a multi-path lock lost when each is released right after its event loop was blocked past the session timeout', async () => {
+    const kinds = ['lock', 'semaphore lease', 'multi-path lock'] as const;
+    const clients: ZkLockClient[] = [];
+    try {
+      const holds = [];
+      for (const kind of kinds) {
+        const client = await ZkLockClient.connect({
+          connectionString: zkConnectFromEnv(),
+          sessionTimeoutMs: HOLDER_SESSION_MS,
+          sessions: 1,
+        });
+        clients.push(client);
         const path = `${zk.root}/release-after-block-${kind.replace(/ /g, '-')}`;
         const held =
           kind === 'lock'
@@ -155,18 +164,32 @@ describe('a holder process frozen past its session timeout', () => {
           // A listener that releases too gets the same promise (set before the loss is told).
           held.on('lost', () => told.push(held.release()));
         }
-        const until = Date.now() + 3 * HOLDER_SESSION_MS;
-        while (Date.now() < until) {
-          // busy: no timer or I/O of the client runs
-        }
-        const released = held.release(); // synchronously after the block, as a careless holder
-        expect(signal.aborted).toBe(true);
-        expect(held.state).toBe('lost');
-        if ('on' in held) expect(told).toEqual([released]);
-        await released;
-      } finally {
-        await client.close();
+        holds.push({ kind, held, signal, told });
       }
-    },
-  );
+      const until = Date.now() + 3 * HOLDER_SESSION_MS;
+      while (Date.now() < until) {
+        // busy: no timer or I/O of the clients runs
+      }
+      // Synchronously after the block, as a careless holder, one after the other.
+      const outcomes = holds.map(({ kind, held, signal, told }) => {
+        const released = held.release();
+        return {
+          kind,
+          released,
+          seen: { aborted: signal.aborted, state: held.state, told: [...told] },
+          expected: {
+            aborted: true,
+            state: 'lost',
+            told: 'on' in held ? [released] : [],
+          },
+        };
+      });
+      for (const { kind, released, seen, expected } of outcomes) {
+        expect({ kind, ...seen }).toEqual({ kind, ...expected });
+        await released;
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
 });
