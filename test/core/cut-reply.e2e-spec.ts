@@ -7,7 +7,7 @@
  * fails) no later than B is granted: never both holding.
  */
 import { LockHandle, ZkLockClient } from '../../lib';
-import { LockAgent, killAllFixtures } from './support/agents';
+import { LockAgent } from './support/agents';
 import { useTestRoot } from './support/core-fixture';
 import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
@@ -27,41 +27,33 @@ const assertHeldPasses = (lock: LockHandle): boolean => {
 
 describe('a reply cut mid-frame by a connection reset', () => {
   const fixture = useTestRoot('cut-reply');
-  let proxy: TcpProxy;
-  let a: ZkLockClient | undefined;
-  let b: LockAgent | undefined;
-
-  beforeEach(async () => {
-    proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
-  });
-  afterEach(async () => {
-    await b?.close();
-    await killAllFixtures();
-    await a?.close();
-    await proxy.close();
-    a = b = undefined;
-  });
 
   // As in the issue: a reply of 93 bytes (a getData of a node holding 1 byte, read by inspect())
   // cut inside its xid; read through by the next ConnectResponses, it gave both holding. And the
-  // next frame after an inspect() (or a ping reply) cut after 19 bytes: a false loss.
-  it.each([
+  // next frame after an inspect() (or a ping reply) cut after 19 bytes: a false loss. The two run
+  // at once (each its own proxy, clients and path): each waits two session timeouts.
+  it.concurrent.for([
     { frame: 'a 93-byte getData reply', bytes: 6, frameBytes: 93 },
     { frame: 'the next frame', bytes: 19, frameBytes: undefined },
   ])(
     '$frame cut after $bytes bytes: A keeps its session and lock, B is granted only after A released',
-    async ({ bytes, frameBytes }) => {
+    async ({ bytes, frameBytes }, { onTestFinished }) => {
+      // Closed after the test, last opened first.
+      const proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
+      onTestFinished(() => proxy.close());
       const path = `${fixture.root}/cut-${bytes}`;
-      a = await ZkLockClient.connect({
+      const a = await ZkLockClient.connect({
         connectionString: proxy.connectionString,
         sessionTimeoutMs: SESSION_MS,
         sessions: 1,
       });
+      onTestFinished(() => a.close());
       const lock = await a.acquire(path);
       let toldLost = false;
       lock.on('lost', () => (toldLost = true));
       const session = a.sessionId;
-      b = await LockAgent.start({ sessionTimeoutMs: SESSION_MS });
+      const b = await LockAgent.start({ sessionTimeoutMs: SESSION_MS });
+      onTestFinished(() => b.close());
       let bGranted = false;
       let aHeldWhenBGranted: boolean | undefined;
       const bToken = b.acquire(path).then((token) => {
@@ -87,8 +79,8 @@ describe('a reply cut mid-frame by a connection reset', () => {
       // expired: A's session answering then is alive on the server, with A's node in it.
       const aliveOnServer = async (): Promise<boolean> => {
         if (Date.now() - cutAt < 2 * SESSION_MS) return false;
-        const seen = await a!.inspect(path).catch(() => undefined);
-        return seen?.holder?.sessionId === session && a!.sessionId === session;
+        const seen = await a.inspect(path).catch(() => undefined);
+        return seen?.holder?.sessionId === session && a.sessionId === session;
       };
       await eventually(
         "B granted, A told lost, or A's session alive on the server two session timeouts on",
@@ -107,6 +99,5 @@ describe('a reply cut mid-frame by a connection reset', () => {
       expect(aHeldWhenBGranted).toBe(false);
       await b.release(path);
     },
-    120_000,
   );
 });
