@@ -13,35 +13,43 @@
  * session. The outage there lasts past the lost session's own attempts to close itself on the
  * server (a session timeout after the loss), so only the release can delete the node.
  */
+import type { TestContext } from 'vitest';
 import { LockLostError, ZkLockClient, type SemaphoreLease } from '../../lib';
 import { scaled } from '../support/time-scale';
 import { ZooKeeperServer } from '../support/zookeeper';
-import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
-describe('a lock lost during an outage', () => {
+/**
+ * A server of the test's own (it stops and restarts it) and a client on it with a session long
+ * enough that its new session is up well before the server expires the old one; both go after
+ * the test, the server printing the end of its log first if the test failed.
+ */
+async function serverAndClient(
+  root: string,
+  { onTestFinished, task }: TestContext,
+): Promise<{ server: ZooKeeperServer; locks: ZkLockClient }> {
+  const server = await ZooKeeperServer.start();
+  onTestFinished(async () => {
+    if (task.result?.state === 'fail') server.printLogTails(`test "${task.name}" failed`);
+    await server.stop(); // this test's own server: its data goes with it
+  });
+  const locks = await ZkLockClient.connect({
+    connectionString: server.connectionString,
+    namespace: root,
+    sessionTimeoutMs: 12_000,
+    connectTimeoutMs: 60_000,
+    parentCleanupDelayMs: 100,
+  });
+  onTestFinished(() => locks.close());
+  return { server, locks };
+}
+
+// The two run at once, each on a server of its own: each waits out session timeouts.
+describe.concurrent('a lock lost during an outage', () => {
   const root = testRoot('lost-cleanup');
-  let server: ZooKeeperServer;
-  let locks: ZkLockClient;
 
-  printServerLogOnFailure(() => server);
-  beforeAll(async () => {
-    server = await ZooKeeperServer.start();
-    locks = await ZkLockClient.connect({
-      connectionString: server.connectionString,
-      namespace: root,
-      sessionTimeoutMs: 12_000,
-      connectTimeoutMs: 60_000,
-      parentCleanupDelayMs: 100,
-    });
-  });
-
-  afterAll(async () => {
-    await locks.close();
-    await server.stop(); // this file's own server: its data goes with it
-  });
-
-  it('leaves no empty lock path once ZooKeeper is back', async () => {
+  it('leaves no empty lock path once ZooKeeper is back', async (context) => {
+    const { server, locks } = await serverAndClient(root, context);
     const lock = await locks.acquire('/order-1');
     await server.members[0].stop();
     await new Promise((resolve) => lock.signal.addEventListener('abort', resolve));
@@ -64,7 +72,8 @@ describe('a lock lost during an outage', () => {
     }
   });
 
-  it('deletes a lease lost during an outage when it is released after the reconnect', async () => {
+  it('deletes a lease lost during an outage when it is released after the reconnect', async (context) => {
+    const { server, locks } = await serverAndClient(root, context);
     const semaphore = locks.semaphore('/stock-1', { maxLeases: 1 });
     const lease: SemaphoreLease = await semaphore.acquire();
     const leasesNode = `${root}/stock-1/leases`;
