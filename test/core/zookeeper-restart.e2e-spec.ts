@@ -107,39 +107,44 @@ describe('ZooKeeper stopped and restarted under a held lock', () => {
     await next.release();
   });
 
-  it.each(['mutex', 'read'] as const)(
-    'a %s waiter whose wait ends while ZooKeeper is away gets ZooKeeperUnavailableError, not LockTimeoutError',
-    async (kind) => {
-      const path = `${root}/away-${kind}`;
-      const holderClient = await connect(LONG_SESSION_MS);
-      const holder = await (kind === 'read'
-        ? holderClient.writeLock(path).acquire()
-        : holderClient.acquire(path));
-      const waiterClient = await connect(LONG_SESSION_MS);
-      const options = { waitTimeoutMs: scaled(8_000) }; // ends while the server is away
-      const waiting =
-        kind === 'read'
-          ? waiterClient.readLock(path).acquire(options)
-          : waiterClient.acquire(path, options);
-      const failure = waiting.then(
-        () => undefined,
-        (err: Error) => err,
-      );
-      await eventually('the waiter is queued', async () => {
-        return (await waiterClient.inspect(path)).queue.length === 1;
-      });
-      await server.members[0].stop();
-      try {
+  // Both kinds wait through one outage, each on a path and clients of its own.
+  it('a mutex waiter and a read waiter whose wait ends while ZooKeeper is away get ZooKeeperUnavailableError, not LockTimeoutError', async () => {
+    const waits = await Promise.all(
+      (['mutex', 'read'] as const).map(async (kind) => {
+        const path = `${root}/away-${kind}`;
+        const holderClient = await connect(LONG_SESSION_MS);
+        const holder = await (kind === 'read'
+          ? holderClient.writeLock(path).acquire()
+          : holderClient.acquire(path));
+        const waiterClient = await connect(LONG_SESSION_MS);
+        const options = { waitTimeoutMs: scaled(8_000) }; // ends while the server is away
+        const waiting =
+          kind === 'read'
+            ? waiterClient.readLock(path).acquire(options)
+            : waiterClient.acquire(path, options);
+        const failure = waiting.then(
+          () => undefined,
+          (err: Error) => err,
+        );
+        await eventually(`the ${kind} waiter is queued`, async () => {
+          return (await waiterClient.inspect(path)).queue.length === 1;
+        });
+        return { kind, path, holder, failure };
+      }),
+    );
+    await server.members[0].stop();
+    try {
+      for (const { kind, path, failure } of waits) {
         const error = await failure; // the session is still alive on the server's side
-        expect(error).toBeInstanceOf(ZooKeeperUnavailableError);
+        expect({ kind, error }).toEqual({ kind, error: expect.any(ZooKeeperUnavailableError) });
         expect(error?.message).toContain(`while waiting for lock "${path}"`);
-      } finally {
-        server.members[0].start();
-        await server.members[0].waitServing();
       }
-      await holder.release();
-    },
-  );
+    } finally {
+      server.members[0].start();
+      await server.members[0].waitServing();
+    }
+    for (const { holder } of waits) await holder.release();
+  });
 
   it('fails a waiter with ZooKeeperUnavailableError naming the lock when no session comes back', async () => {
     const path = `${root}/no-session`;
