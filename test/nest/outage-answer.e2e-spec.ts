@@ -23,6 +23,8 @@ import { Gate, testNamespace } from './support/nest-app';
 
 /** Outlives a restart of the server: the holder's session survives the first outage. */
 const SESSION_MS = 20_000;
+/** The session of an application whose lock an outage loses: lost a few seconds in. */
+const SHORT_SESSION_MS = 4_000;
 
 let gate = new Gate();
 let entered = 0;
@@ -55,13 +57,17 @@ class OrdersController {
   }
 }
 
-/** The application, its session outliving a restart of the server. */
-async function startApp(connectionString: string, namespace: string): Promise<INestApplication> {
+/** The application, its session outliving a restart of the server unless told otherwise. */
+async function startApp(
+  connectionString: string,
+  namespace: string,
+  sessionTimeoutMs = SESSION_MS,
+): Promise<INestApplication> {
   @Module({
     imports: [
       ZkLockModule.forRoot({
         connectionString,
-        sessionTimeoutMs: SESSION_MS,
+        sessionTimeoutMs,
         connectTimeoutMs: scaled(120_000),
         namespace,
       }),
@@ -191,28 +197,35 @@ describe('the answer of a locked method while ZooKeeper is down', () => {
   );
 
   it("answers 503 as soon as a running handler's lock is lost, without waiting for ZooKeeper", async () => {
-    const held = await holdWithAgentQueued('/orders/2', '/orders/2');
-    let lost = false;
-    const onLost = (): void => void (lost = true);
-    locks.on('lost', onLost);
-    await server.members[0].stop();
+    // An application of its own with a short session: the outage outlasts it.
+    const shortLived = await startApp(server.connectionString, namespace, SHORT_SESSION_MS);
     try {
-      await eventually('the lock is lost', () => lost, scaled(3 * SESSION_MS));
-      // With ZooKeeper still down: the release of the lost lock waited for a new session before.
-      await eventually('the answer while ZooKeeper is down', () => held.answered());
-    } finally {
-      locks.off('lost', onLost);
-    }
-    expect(server.members[0].running).toBe(false);
-    const res = await held.answer;
-    expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ code: 'LOCK_LOST', lock: '/orders/2' });
+      const shortLocks = shortLived.get(LockService);
+      const held = await holdWithAgentQueued('/orders/2', '/orders/2', shortLived);
+      let lost = false;
+      const onLost = (): void => void (lost = true);
+      shortLocks.on('lost', onLost);
+      await server.members[0].stop();
+      try {
+        await eventually('the lock is lost', () => lost, scaled(3 * SHORT_SESSION_MS));
+        // With ZooKeeper still down: the release of the lost lock waited for a new session before.
+        await eventually('the answer while ZooKeeper is down', () => held.answered());
+      } finally {
+        shortLocks.off('lost', onLost);
+      }
+      expect(server.members[0].running).toBe(false);
+      const res = await held.answer;
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ code: 'LOCK_LOST', lock: '/orders/2' });
 
-    server.members[0].start();
-    await server.members[0].waitServing();
-    expect(await held.granted).toMatchObject({ type: 'acquired' });
-    expect(await nodesOf('/orders/2')).not.toContain(held.holderNode);
-    await agent.release(`${namespace}/orders/2`);
+      server.members[0].start();
+      await server.members[0].waitServing();
+      expect(await held.granted).toMatchObject({ type: 'acquired' });
+      expect(await nodesOf('/orders/2')).not.toContain(held.holderNode);
+      await agent.release(`${namespace}/orders/2`);
+    } finally {
+      await shortLived.close();
+    }
   });
   it("answers a silent server's client without waiting for the release's reply or the suspicion of its session", async () => {
     // The application reaches the server through a proxy; the agent goes straight to it.
