@@ -15,8 +15,10 @@ describe.each([1, 4])('FIFO order across processes (sessions: %i)', (sessions) =
 
   it('grants the lock to waiting processes in the order they queued', async () => {
     const holder = await zk.locks.acquire(path);
-    const agents: LockAgent[] = [];
-    for (let i = 0; i < WAITERS; i++) agents.push(await zk.startAgent({ sessions }));
+    // Started together; they queue one at a time below, in this order.
+    const agents = await Promise.all(
+      Array.from({ length: WAITERS }, () => zk.startAgent({ sessions })),
+    );
 
     // Queue the agents one at a time: each must be visible in the queue before the next asks.
     const pending = new Map<LockAgent, Promise<bigint>>();

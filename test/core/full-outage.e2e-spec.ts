@@ -68,7 +68,11 @@ describe('a full outage past the session timeout', () => {
 
   it("grants the first lock after the restart without waiting for the server to expire the lost sessions' nodes", async () => {
     const paths = [`${root}/p`, `${root}/q`];
-    const [holderP, holderQ, waiter] = [await startAgent(), await startAgent(), await startAgent()];
+    const [holderP, holderQ, waiter] = await Promise.all([
+      startAgent(),
+      startAgent(),
+      startAgent(),
+    ]);
     await holderP.acquire(paths[0]);
     await holderQ.acquire(paths[1]);
     const grants = paths.map((path) => waiter.send({ op: 'acquire', path }));
