@@ -2,7 +2,7 @@
  * Issue #10 §2, run-once jobs: three Nest applications in three processes (three ZooKeeper
  * sessions) schedule the same @nestjs/schedule job under
  * `@DistributedLock('/jobs/nightly', { onBusy: 'skip', minHoldMs })` (test/nest/fixtures/
- * schedule.app.ts). Their wall clocks are offset by 0, +1.5 s and +3 s (shifted-clock.ts), so
+ * schedule.app.ts). Their wall clocks are offset by 0, +1 s and +2 s (shifted-clock.ts), so
  * each cron firing happens at three different real times, further apart than the job lasts.
  * Each firing must run on exactly one instance, the others skip it; a firing that ran twice
  * fails the test (shown to catch a run without minHoldMs, see docs/nestjs/run-once-jobs.md).
@@ -15,8 +15,8 @@ import { scaled } from '../support/time-scale';
 import { AppProcess } from './support/app-process';
 import { testNamespace, waitFor, zkConnect } from './support/nest-app';
 
-/** Offsets of the three instances' clocks: the skew is 3 s. */
-const CLOCK_OFFSETS_MS = [0, 1_500, 3_000];
+/** Offsets of the three instances' clocks: the skew is 2 s. */
+const CLOCK_OFFSETS_MS = [0, 1_000, 2_000];
 
 interface Entry {
   kind: 'run' | 'skip';
@@ -93,9 +93,10 @@ describe('run-once jobs on three instances with skewed clocks', () => {
   });
 
   it('@Cron: each firing runs on exactly one instance, the two others skip it', async () => {
-    // 6 s: above the 3 s skew, below the 10 s period. BROKEN_MIN_HOLD_MS=0 shows the detector
-    // failing this test: without the minimum hold, a later-clocked instance runs a firing again.
-    const minHoldMs = process.env.BROKEN_MIN_HOLD_MS ?? '6000';
+    // 4 s: 2 s above the 2 s skew, 2 s below the 6 s period. BROKEN_MIN_HOLD_MS=0 shows the
+    // detector failing this test: without the minimum hold, a later-clocked instance runs a
+    // firing again.
+    const minHoldMs = process.env.BROKEN_MIN_HOLD_MS ?? '4000';
     await startApps('cron', { JOB: 'cron', MIN_HOLD_MS: minHoldMs });
     const complete = () =>
       [...byFiring().values()].filter(({ run, skip }) => run.length + skip.length >= 3);
