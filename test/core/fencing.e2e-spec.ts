@@ -7,16 +7,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTestRoot } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';
-import { runCycleWorkers, scratchDir } from './support/workers';
+import { runCycleRounds, scratchDir, type CycleRound } from './support/workers';
 import { eventually } from './support/zk-admin';
 
 /** Rounds alternate between immediate cleanup of the empty lock node and the default delay. */
-const ROUNDS = [
-  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
-  { parentCleanupDelayMs: undefined, processes: 3, callers: 2, cycles: 34, gapMs: 0 },
-  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
-  { parentCleanupDelayMs: 5, processes: 3, callers: 2, cycles: 34, gapMs: 2 },
-  { parentCleanupDelayMs: 0, processes: 3, callers: 1, cycles: 68, gapMs: 3 },
+const ROUNDS: CycleRound[] = [
+  { parentCleanupDelayMs: 0, callers: 1, cycles: 68, gapMs: 3 },
+  { parentCleanupDelayMs: undefined, callers: 2, cycles: 34, gapMs: 0 },
+  { parentCleanupDelayMs: 0, callers: 1, cycles: 68, gapMs: 3 },
+  { parentCleanupDelayMs: 5, callers: 2, cycles: 34, gapMs: 2 },
+  { parentCleanupDelayMs: 0, callers: 1, cycles: 68, gapMs: 3 },
 ];
 
 describe('fencing tokens across processes', () => {
@@ -30,8 +30,8 @@ describe('fencing tokens across processes', () => {
     const logFile = join(scratch.dir, 'tokens.log');
     writeFileSync(logFile, '');
     let removals = 0;
-    for (const round of ROUNDS) {
-      await runCycleWorkers({ path, logFile, maxSleepMs: 0, ...round });
+    // The same 3 processes run every round, each round on new clients with its options.
+    await runCycleRounds({ path, logFile, maxSleepMs: 0, processes: 3 }, ROUNDS, async (round) => {
       if (round.parentCleanupDelayMs === 0) {
         // Every worker has released: the empty lock node must go, so the next round re-creates it.
         await eventually(
@@ -40,7 +40,7 @@ describe('fencing tokens across processes', () => {
         );
         removals++;
       }
-    }
+    });
 
     const sections = readCriticalSections(logFile);
     const handoffs = sections.length - 1;
