@@ -19,6 +19,7 @@ export type {
   SemaphoreLease,
   LeaseAcquireOptions,
   WaitOutcome,
+  ZkTlsOptions,
 } from './types';
 export type { LeaderLatch } from './recipes/leader-latch';
 export type {
@@ -50,7 +51,6 @@ export {
   ElectionClosedError,
 } from './errors';
 export type { LockLossReason, LockQueueAhead, ConnectFailure, WaitersLimitOption } from './errors';
-export type { ZkTlsOptions } from './zookeeper/zk-credentials';
 export { validateLockPath, encodePathSegment, MAX_LOCK_PATH_BYTES } from './paths';
 export { MAX_NODE_DATA_BYTES } from './client/client-options';
-export { fencingTokenText } from './recipes/lock-naming';
+export { fencingTokenText } from './engine/lock-naming';

@@ -1,6 +1,6 @@
 // The public types of the core: the client's options, the handles it returns and its events.
 import type { LockLossReason } from './errors';
-import type { ZkTlsOptions } from './zookeeper/zk-credentials';
+import type { ConnectionOptions } from 'node:tls';
 
 export interface ZkLockClientOptions {
   /**
@@ -98,6 +98,22 @@ export interface AcquireOptions {
   /** Abort the wait (LockAbortedError). */
   signal?: AbortSignal;
 }
+
+/** TLS settings for ZooKeeper's `secureClientPort` (node:tls options; PEM text, not paths). */
+export type ZkTlsOptions = Pick<
+  ConnectionOptions,
+  | 'ca'
+  | 'cert'
+  | 'key'
+  | 'passphrase'
+  | 'pfx'
+  | 'servername'
+  | 'rejectUnauthorized'
+  | 'checkServerIdentity'
+  | 'minVersion'
+  | 'maxVersion'
+  | 'ciphers'
+>;
 
 /** held: ours; uncertain: disconnected, ownership unknown; lost/released: no longer ours. */
 export type LockState = 'held' | 'uncertain' | 'lost' | 'released';

@@ -10,7 +10,7 @@ import { vi } from 'vitest';
 import { ZkLockClient } from '../../lib';
 import { CreateMode } from '../../lib/core/zookeeper/zk-client';
 import { CONTAINER } from '../../lib/core/zookeeper/jute-requests';
-import { LOCK_PATH_DATA } from '../../lib/core/recipes/lock-path';
+import { LOCK_PATH_DATA } from '../../lib/core/engine/lock-path';
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { codeOf, isNoNode } from '../../lib/core/zookeeper/zk-errors';
 import { useTestRoot } from './support/core-fixture';

@@ -2,10 +2,10 @@
 // contexts, and the shutdown close() runs. Off the acquire's way.
 import type { EventEmitter } from 'node:events';
 import { ClientClosedError } from '../errors';
-import type { LockQueues } from '../queue/lock-queues';
-import type { QueueContext } from '../queue/waiter-queue';
+import type { LockQueues } from '../engine/lock-queues';
+import type { QueueContext } from '../engine/waiter-queue';
 import type { ElectionRegistry } from '../recipes/election-registry';
-import type { ParentReaper } from '../recipes/parent-reaper';
+import type { ParentReaper } from '../engine/parent-reaper';
 import type { SemaphoreRecipe } from '../recipes/semaphore';
 import type { ConnectionState, SessionInfo } from '../types';
 import type { SessionPool } from '../zookeeper/session-pool';

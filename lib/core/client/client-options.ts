@@ -1,6 +1,6 @@
 // The client's option defaults and checks, in one place.
 import { hostname } from 'node:os';
-import { MAX_WAIT_MS } from './acquire-options';
+import { MAX_WAIT_MS } from '../engine/acquire-options';
 import { parseConnectionString, withoutUserInfo } from '../connection-string';
 import { InvalidLockOptionsError } from '../errors';
 import { applyNamespace } from '../paths';

@@ -3,15 +3,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { ClientClosedError } from '../errors';
 import { applyNamespace, withNamespace } from '../paths';
-import type { LockKind } from '../queue/grant-policy';
-import type { HeldLock } from '../queue/held-lock';
-import { LockQueues } from '../queue/lock-queues';
-import { documentedError } from '../recipes/acquire-error';
+import type { LockKind } from '../engine/grant-policy';
+import type { HeldLock } from '../engine/held-lock';
+import { LockQueues } from '../engine/lock-queues';
+import { documentedError } from '../engine/acquire-error';
 import { ElectionRegistry } from '../recipes/election-registry';
 import type { ElectionOptions } from '../recipes/election-types';
 import type { LeaderLatch } from '../recipes/leader-latch';
 import { acquireAll, type MultiLockHost } from '../recipes/multi-lock';
-import { ParentReaper } from '../recipes/parent-reaper';
+import { ParentReaper } from '../engine/parent-reaper';
 import { SemaphoreRecipe } from '../recipes/semaphore';
 import type {
   AcquireOptions,
@@ -30,7 +30,7 @@ import type {
 import { SessionPool } from '../zookeeper/session-pool';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { checkWaitTimeout, waitOutcomeOf } from './acquire-options';
+import { checkWaitTimeout, waitOutcomeOf } from '../engine/acquire-options';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
 import { type ClientParts, queueContext, shutdown, watchSessions } from './client-lifecycle';
 import {
@@ -41,7 +41,7 @@ import {
   warnOf,
   warnOfPlainTextAuth,
 } from './client-options';
-import { inspectLock } from './inspect';
+import { inspectLock } from '../recipes/inspect';
 import { checkNamespace } from './namespace-check';
 import { LockHandleView, ReadOnlyLockView } from './lock-handle';
 import { OwnerScope, ownerKey } from './owner-scope';

@@ -1,6 +1,6 @@
 // The handles callers get for a held lock: read-only views, and the owner's handle with release().
 import { LockLostError } from '../errors';
-import type { HeldLock } from '../queue/held-lock';
+import type { HeldLock } from '../engine/held-lock';
 import type { LockHandle, LockState, LockView } from '../types';
 
 /**

@@ -1,7 +1,7 @@
 // Owner scopes: the locks an async context holds, so its code re-enters them.
 import { LockModeError } from '../errors';
 import type { LockLostError } from '../errors';
-import type { HeldLock } from '../queue/held-lock';
+import type { HeldLock } from '../engine/held-lock';
 
 /** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
 export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {
@@ -19,7 +19,7 @@ export class OwnerScope {
   /** A scope with its parent's locks and `locks` (the ones withLock just took). */
   constructor(parent?: OwnerScope, locks: readonly HeldLock[] = []) {
     this.held = new Map(parent?.held);
-    for (const lock of locks) this.held.set(lock.ownerKey, lock);
+    for (const lock of locks) this.held.set(ownerKey(lock.lockPath, lock.kind), lock);
   }
 
   active(path: string): HeldLock | undefined {

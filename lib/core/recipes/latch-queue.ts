@@ -1,8 +1,8 @@
 // The queue of one election participant: a WaiterQueue with Curator LeaderLatch's policy.
-import type { Contender } from '../queue/contender';
-import { latchPolicy } from '../queue/grant-policy';
-import type { HeldLock } from '../queue/held-lock';
-import { WaiterQueue } from '../queue/waiter-queue';
+import type { Contender } from '../engine/contender';
+import { latchPolicy } from '../engine/grant-policy';
+import type { HeldLock } from '../engine/held-lock';
+import { WaiterQueue } from '../engine/waiter-queue';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 
 /**

@@ -1,6 +1,6 @@
 // LeaderLatch: one participant of a leader election, laid out like Curator's LeaderLatch.
 import { EventEmitter } from 'node:events';
-import { checkWaitTimeout } from '../client/acquire-options';
+import { checkWaitTimeout } from '../engine/acquire-options';
 import type {
   ElectionEvents,
   Leadership,
@@ -15,12 +15,12 @@ import {
   LockAbortedError,
   LockLostError,
 } from '../errors';
-import type { Contender } from '../queue/contender';
-import type { HeldLock } from '../queue/held-lock';
-import type { WaiterQueue } from '../queue/waiter-queue';
+import type { Contender } from '../engine/contender';
+import type { HeldLock } from '../engine/held-lock';
+import type { WaiterQueue } from '../engine/waiter-queue';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { documentedError } from './acquire-error';
+import { documentedError } from '../engine/acquire-error';
 import { latchQueue } from './latch-queue';
 
 /**

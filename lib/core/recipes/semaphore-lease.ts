@@ -1,6 +1,6 @@
 // HeldLease: the leases a semaphore caller holds, one protected node each.
-import { HeldResource } from '../queue/held-resource';
-import type { ProtectedNode } from './protected-node';
+import { HeldResource } from '../engine/held-resource';
+import type { ProtectedNode } from '../engine/protected-node';
 import type { SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';

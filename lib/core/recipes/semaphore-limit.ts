@@ -2,26 +2,7 @@
 import { LockModeError } from '../errors';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { ZkCode, codeOf, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
-
-/**
- * One maxLeases per semaphore path (docs/design.md, "The lock family"). In this process: an
- * acquire with another limit than one under way fails before any request. Across processes: the
- * limit is recorded as the data of `<path>/leases`, which Curator's InterProcessSemaphoreV2
- * creates empty and never reads or writes (it only lists the children), so its participants are
- * not disturbed. The record binds only while leases exist: the acquirer holding `<path>/locks`
- * (the only one that creates leases) overwrites a record no other lease stands behind.
- */
-const RECORD = /^nestjs-zookeeper-lock maxLeases=(\d+)$/;
-
-export function limitRecord(maxLeases: number): Buffer {
-  return Buffer.from(`nestjs-zookeeper-lock maxLeases=${maxLeases}`);
-}
-
-/** The limit a leases node records, if it holds our record. */
-export function recordedLimit(data: Buffer | null): number | undefined {
-  const match = data && RECORD.exec(data.toString('utf8'));
-  return match ? Number(match[1]) : undefined;
-}
+import { limitRecord, recordedLimit } from '../engine/lock-path';
 
 /** The leases node as one read saw it: `version` and `czxid` identify its data over time. */
 interface LimitRead {

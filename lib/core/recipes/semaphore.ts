@@ -7,17 +7,18 @@ import {
   LockTimeoutError,
   ZkLockError,
 } from '../errors';
-import { checkWaitTimeout } from '../client/acquire-options';
-import { inspectSemaphore } from '../client/inspect';
+import { checkWaitTimeout } from '../engine/acquire-options';
+import { inspectSemaphore } from './inspect';
 import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
-import { LEASE_NAME } from './lock-naming';
-import type { ParentReaper } from './parent-reaper';
-import { DOUBTS_AFTER_WAIT, ProtectedNode } from './protected-node';
+import { LEASE_NAME } from '../engine/lock-naming';
+import type { ParentReaper } from '../engine/parent-reaper';
+import { DOUBTS_AFTER_WAIT, ProtectedNode } from '../engine/protected-node';
 import { HeldLease } from './semaphore-lease';
-import { SemaphoreLimits, limitRecord } from './semaphore-limit';
+import { SemaphoreLimits } from './semaphore-limit';
+import { limitRecord } from '../engine/lock-path';
 import { LeasesWatches, SessionEnded } from './semaphore-watch';
 import { WaitEnd } from './semaphore-wait';
 

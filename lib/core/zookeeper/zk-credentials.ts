@@ -5,23 +5,8 @@ import { createSecureContext } from 'node:tls';
 import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError, UnexpectedAclError } from '../errors';
+import type { ZkTlsOptions } from '../types';
 import { type AclEntry, MAX_REQUEST_BYTES, encodeAuth } from './jute-requests';
-
-/** TLS settings for ZooKeeper's `secureClientPort` (node:tls options; PEM text, not paths). */
-export type ZkTlsOptions = Pick<
-  ConnectionOptions,
-  | 'ca'
-  | 'cert'
-  | 'key'
-  | 'passphrase'
-  | 'pfx'
-  | 'servername'
-  | 'rejectUnauthorized'
-  | 'checkServerIdentity'
-  | 'minVersion'
-  | 'maxVersion'
-  | 'ciphers'
->;
 
 /** The security options of ZkLockClientOptions (see there). */
 export interface ZkSecurityOptions {

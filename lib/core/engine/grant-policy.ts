@@ -6,7 +6,7 @@ import {
   WRITE_NAME,
   positionOf,
   sortContenders,
-} from '../recipes/lock-naming';
+} from './lock-naming';
 import type { Contender } from './contender';
 import type { Waiter } from './waiter';
 

@@ -1,10 +1,10 @@
 // What a Contender does when its create fails: a missing lock path, a wrapped sequence, a lost reply.
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
 import { isInDoubt, isNoNode, isNodeExists } from '../zookeeper/zk-errors';
-import { deleteWithRetry } from '../recipes/guaranteed-delete';
-import { ensureLockPath } from '../recipes/lock-path';
-import { DOUBTS_AFTER_WAIT, type ProtectedNode } from '../recipes/protected-node';
-import { waitForSequenceReset } from '../recipes/sequence-wrap';
+import { deleteWithRetry } from './guaranteed-delete';
+import { ensureLockPath } from './lock-path';
+import { DOUBTS_AFTER_WAIT, type ProtectedNode } from './protected-node';
+import { waitForSequenceReset } from './sequence-wrap';
 import type { Place } from './grant-policy';
 
 /** What Contender.enter() does after one create: create again (after a reply in doubt), or nothing. */

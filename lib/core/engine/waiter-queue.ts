@@ -5,7 +5,7 @@ import {
   LockTimeoutError,
   ZooKeeperUnavailableError,
 } from '../errors';
-import { acquireError } from '../recipes/acquire-error';
+import { acquireError } from './acquire-error';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';

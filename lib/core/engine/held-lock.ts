@@ -1,6 +1,5 @@
 // HeldLock: the process-side record of one held lock, shared by its owner's re-entrant handles.
 import { LockLostError } from '../errors';
-import { ownerKey } from '../client/owner-scope';
 import type { Contender } from './contender';
 import { HeldResource } from './held-resource';
 
@@ -23,9 +22,9 @@ export class HeldLock extends HeldResource {
     super(path);
   }
 
-  /** Its key in owner scopes (the lock path, and the side of a read/write lock). */
-  get ownerKey(): string {
-    return ownerKey(this.lockPath, this.contender.kind);
+  /** Which side of the lock path it holds (owner scopes keep read, write and mutex holds apart). */
+  get kind(): 'mutex' | 'read' | 'write' {
+    return this.contender.kind;
   }
 
   /**

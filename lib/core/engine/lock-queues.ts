@@ -1,7 +1,7 @@
 // The registry of a client's WaiterQueues, by lock path and kind.
 import type { EventEmitter } from 'node:events';
 import { LockModeError, LockQueueFullError } from '../errors';
-import type { ParentReaper } from '../recipes/parent-reaper';
+import type { ParentReaper } from './parent-reaper';
 import type { AcquireOptions } from '../types';
 import { sessionIndexOf } from '../zookeeper/session-shards';
 import type { ZkConnection } from '../zookeeper/zk-connection';

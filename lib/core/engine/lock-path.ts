@@ -4,7 +4,6 @@ import type { Stat } from '../zookeeper/zk-client';
 import { LockAccessDeniedError } from '../errors';
 import { ZkSession } from '../zookeeper/zk-session';
 import { CONTAINER } from '../zookeeper/jute-requests';
-import { recordedLimit } from './semaphore-limit';
 import { parentPath } from '../paths';
 import {
   ZkCode,
@@ -22,6 +21,26 @@ import {
  * else created, or wrote data to since, is not ours to delete (docs/design.md "The mutex recipe", cleanup).
  */
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
+
+/**
+ * One maxLeases per semaphore path (docs/design.md, "The lock family"). In this process: an
+ * acquire with another limit than one under way fails before any request. Across processes: the
+ * limit is recorded as the data of `<path>/leases`, which Curator's InterProcessSemaphoreV2
+ * creates empty and never reads or writes (it only lists the children), so its participants are
+ * not disturbed. The record binds only while leases exist: the acquirer holding `<path>/locks`
+ * (the only one that creates leases) overwrites a record no other lease stands behind.
+ */
+const RECORD = /^nestjs-zookeeper-lock maxLeases=(\d+)$/;
+
+export function limitRecord(maxLeases: number): Buffer {
+  return Buffer.from(`nestjs-zookeeper-lock maxLeases=${maxLeases}`);
+}
+
+/** The limit a leases node records, if it holds our record. */
+export function recordedLimit(data: Buffer | null): number | undefined {
+  const match = data && RECORD.exec(data.toString('utf8'));
+  return match ? Number(match[1]) : undefined;
+}
 
 /**
  * The ephemeralOwner ZooKeeper gives a CONTAINER node (EphemeralType.CONTAINER_EPHEMERAL_OWNER,

@@ -8,7 +8,7 @@ import {
   sortContenders,
   sortKey,
 } from './lock-naming';
-import { holdingCount } from '../queue/grant-policy';
+import { holdingCount } from './grant-policy';
 
 describe('lock naming (Curator-compatible)', () => {
   it('orders by the digits after the last "lock-", whatever the uuid', () => {

@@ -2,9 +2,9 @@
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
 import { isNoNode, isSessionGone } from '../zookeeper/zk-errors';
-import { MAX_GENERATION, fencingToken, sequenceOf } from '../recipes/lock-naming';
-import { ProtectedNode } from '../recipes/protected-node';
-import { pastSequenceGuard } from '../recipes/sequence-wrap';
+import { MAX_GENERATION, fencingToken, sequenceOf } from './lock-naming';
+import { ProtectedNode } from './protected-node';
+import { pastSequenceGuard } from './sequence-wrap';
 import { CreateFailures, Next } from './create-failures';
 import type { GrantPolicy, Place } from './grant-policy';
 import { OwnNodeWatch } from './own-node-watch';
