@@ -1,6 +1,6 @@
 // Owns what the NestJS layer reaches of a ZkLockClient beyond its public API: off the class.
 import type { ZooKeeperAuthFailedError } from '../errors';
-import type { LockKind } from '../engine/grant-policy';
+import type { LockKind } from '../engine/lock-drivers';
 import type { AcquireOptions, LockEvents, LockHandle, MultiLockHandle, Semaphore } from '../types';
 
 /**

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { ClientClosedError } from '../errors';
 import { applyNamespace, withNamespace } from '../paths';
-import type { LockKind } from '../engine/grant-policy';
+import type { LockKind } from '../engine/lock-drivers';
 import type { HeldLock } from '../engine/held-lock';
 import { LockQueues } from '../engine/lock-queues';
 import { documentedError } from '../engine/acquire-error';

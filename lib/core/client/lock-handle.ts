@@ -17,7 +17,9 @@ export class ReadOnlyLockView implements LockView {
   get fencingToken(): bigint {
     return this.lock.fencingToken;
   }
+  /** Reading it watches the lock node, so a deletion by another client aborts it too. */
   get signal(): AbortSignal {
+    this.lock.watchForLoss();
     return this.lock.signal;
   }
   get state(): LockState {

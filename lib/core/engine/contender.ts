@@ -1,36 +1,21 @@
-// A Contender: one node of ours in a lock's queue, from its create to its delete.
+// A Contender: one node of ours in a lock's queue, one loop from its create to its turn.
 import type { ZkConnection } from '../zookeeper/zk-connection';
+import { isInDoubt, isNoNode, isNodeExists, isSessionGone } from '../zookeeper/zk-errors';
 import type { Listing, ZkSession } from '../zookeeper/zk-session';
-import { isNoNode, isSessionGone } from '../zookeeper/zk-errors';
-import { MAX_GENERATION, fencingToken, sequenceOf } from './lock-naming';
-import { ProtectedNode } from './protected-node';
-import { pastSequenceGuard } from './sequence-wrap';
-import { CreateFailures, Next } from './create-failures';
-import type { GrantPolicy, Place } from './grant-policy';
-import { OwnNodeWatch } from './own-node-watch';
-import { PredecessorWatch } from './predecessor-watch';
-
-/** @internal What a Contender needs from its WaiterQueue. */
-export interface ContenderContext {
-  readonly connection: ZkConnection;
-  readonly policy: GrantPolicy;
-  /** Full path of the lock node (namespace applied). */
-  readonly lockPath: string;
-  readonly nodeData: Buffer;
-  /** Our own nodes that held the lock and were released: never waited on again. */
-  readonly released: ReadonlySet<string>;
-  /** Our place may have changed (may hold now, or learned our place). */
-  onPosition(contender: Contender): void;
-  /** Our node disappeared while we still needed it (deleted by someone else). */
-  onVanished(contender: Contender): void;
-  /** Our create or first listing went unanswered: no longer placing (see Contender.placing). */
-  onPlacingInDoubt(contender: Contender): void;
-}
+import {
+  MAX_GENERATION,
+  fencingToken,
+  sequenceOf,
+  type LockDriver,
+  type Place,
+} from './lock-drivers';
+import { ensureLockPath, pastSequenceGuard, waitForSequenceReset } from './lock-path';
+import { DOUBTS_AFTER_WAIT, ProtectedNode, deleteWithRetry } from './protected-node';
 
 /**
  * Where a contender is, its one state. `creating`: no node yet (again, after backing off at the
  * sequence guard, when `busy` tells who is still queued); `waiting`: queued, its place known once
- * a listing or a watch told; `held`: the queue granted the lock on it; `abandoned`: forgotten
+ * a listing or a watch told; `held`: the queue holds the lock on it; `abandoned`: forgotten
  * without a delete (its session is gone, or someone else deleted it); `removed`: being deleted.
  */
 type State =
@@ -40,50 +25,74 @@ type State =
   | { kind: 'abandoned' }
   | { kind: 'removed' };
 
+/** Why the loop woke: list again, the node ahead is gone, or the state changed (nothing to ask). */
+type Wake = 'list' | { gone: string } | 'state';
+
+type Watcher = (event: { name: string }) => void;
+
 const FIRST: Place = { predecessor: null, ahead: 0 };
 
 /**
  * @internal
- * One EPHEMERAL_SEQUENTIAL node in the lock's queue (Curator's LockInternals loop, on the policy
- * its queue gives): created together with the listing (one round trip), recovered by its uuid
- * after a lost create reply (ProtectedNode, through CreateFailures), watching only the node its
- * policy names (PredecessorWatch), deleted with retries. The queue calls hold() when it grants
- * the lock on it.
+ * One EPHEMERAL_SEQUENTIAL node in a lock's queue, for one local caller or a batch of them. Its
+ * life is Curator's attemptLock and internalLockLoop in one loop, run(): create the node (with
+ * protection: found again by its uuid after a lost reply), list the children (in the same round
+ * trip), ask the driver "may it hold, which node must it watch", watch that node and our own,
+ * wait, again, until its queue holds the lock on it (hold()) or gives it up. What the queue reads
+ * (place, first, in doubt) it hears through `changed`; a node someone else deleted through
+ * `vanished`.
  */
 export class Contender {
   private state: State = { kind: 'creating' };
-  /** Our node, from its first create on (see protectedNode()). */
-  private node?: ProtectedNode;
-  /** The watch on our own node, from its first use on (see ownWatch). */
-  private watch?: OwnNodeWatch;
+  private readonly node: ProtectedNode;
   private seq = -1;
   private lockNodeCzxid = 0n;
   /** How many callers this node has served (the fencing token's low bits). */
   private generation = 0;
-  private syncing = false;
-  private syncAgain = false;
   /**
-   * enter() is sending the create and the listing that place the node, and neither went
-   * unanswered (then finding the node is a wait: docs/design.md "Deadlines").
+   * The create and first listing are under way, and none went unanswered (then finding the node
+   * is a wait: docs/design.md "Deadlines").
    */
   private entering = false;
-  /** The watch on the node ahead of ours, from its first use on (see predecessorWatch). */
-  private aheadWatch?: PredecessorWatch;
-  /** What a failed create does next, from the first failure on (see failures). */
-  private failed?: CreateFailures;
+  /** Answers in doubt since nobody waits for this node any more (see keepRecovering). */
+  private doubtsAfterWait = 0;
+  /** Why the loop is to wake, and what wakes it while it sleeps. */
+  private wake?: Wake;
+  private wakeLoop?: () => void;
+  /** The watch on our own node: armed, wanted by a holder, answered (and that it exists). */
+  private ownArmed = false;
+  private ownWanted = false;
+  private ownCheck?: Promise<void>;
+  private ownConfirmed = false;
+  /** The watch on the node ahead of ours, while one is armed. */
+  private aheadWatch?: { path: string; watcher: Watcher };
 
-  constructor(private readonly ctx: ContenderContext) {}
+  constructor(
+    private readonly connection: ZkConnection,
+    private readonly driver: LockDriver,
+    /** Full path of the lock node (namespace applied). */
+    readonly lockPath: string,
+    nodeData: Buffer,
+    /** Our own nodes that held the lock and were released: never waited on again. */
+    private readonly released: ReadonlySet<string>,
+    /** Something its queue reads changed: its place, its create went unanswered. */
+    private readonly changed: (contender: Contender) => void,
+    /** Someone else deleted our node while it was queued or held. */
+    private readonly vanished: (contender: Contender) => void,
+  ) {
+    this.node = new ProtectedNode(lockPath, driver.nodeName, nodeData);
+  }
 
   get session(): ZkSession | undefined {
-    return this.node?.session;
+    return this.node.session;
   }
 
   get name(): string | undefined {
-    return this.node?.name;
+    return this.node.name;
   }
 
   get nodePath(): string {
-    return `${this.ctx.lockPath}/${this.name}`;
+    return `${this.lockPath}/${this.name}`;
   }
 
   /** The sequence ZooKeeper appended to our node's name (-1 before it is created). */
@@ -91,12 +100,12 @@ export class Contender {
     return this.seq;
   }
 
-  /** Which recipe this node serves (owner scopes keep read, write and mutex holds apart). */
-  get kind(): GrantPolicy['kind'] {
-    return this.ctx.policy.kind;
+  /** Which side of the lock it queues for (owner scopes keep read, write and mutex holds apart). */
+  get kind(): LockDriver['kind'] {
+    return this.driver.kind;
   }
 
-  /** The node its policy says we wait for: undefined while not known, null when we may hold. */
+  /** The node its driver says we wait for: undefined while not known, null when we may hold. */
   get predecessor(): string | null | undefined {
     return this.place?.predecessor;
   }
@@ -106,29 +115,29 @@ export class Contender {
     return this.place?.ahead ?? 0;
   }
 
-  /** Its policy lets it hold now (or the queue holds on it already). */
+  /** Its driver lets it hold now (or its queue holds on it already). */
   get isFirst(): boolean {
     return this.isHeld || (this.state.kind === 'waiting' && this.state.place?.predecessor === null);
   }
 
-  /** The queue granted the lock on this node (it serves its callers). */
+  /** Its queue holds the lock on this node (it serves its callers). */
   get isHeld(): boolean {
     return this.state.kind === 'held';
   }
 
-  /** Its caller gave up, or its session went: abandoned or removed. */
+  /** Its callers gave up, or its session went: abandoned or removed. */
   get isGone(): boolean {
     return this.state.kind === 'abandoned' || this.state.kind === 'removed';
   }
 
-  /** Its create and first listing are under way, its place not known yet (enter()). */
+  /** Its create and first listing are under way, its place not known yet. */
   get placing(): boolean {
     return this.entering && !this.isGone && this.place === undefined;
   }
 
   /** The server has said, since the last reconnect, that our node exists. */
   get confirmed(): boolean {
-    return !!this.watch?.confirmed;
+    return this.ownConfirmed;
   }
 
   /** Whether this held node can serve one more caller (the generation has room). */
@@ -136,28 +145,26 @@ export class Contender {
     return this.isHeld && this.generation < MAX_GENERATION;
   }
 
-  /** Creates our node and learns our place. Rejects with the session's error if it is lost. */
-  async enter(): Promise<void> {
+  /**
+   * Creates our node, then lists, asks the driver and waits, until the queue holds the lock on
+   * it or gives it up (or it is abandoned, or deleted by someone else). Rejects with the
+   * session's error if it is lost while the node is created or first listed, and with any error
+   * a create may not retry.
+   */
+  async run(): Promise<void> {
     this.entering = true;
     try {
-      const session = await this.ctx.connection.ready();
-      // A create whose reply was lost and that recovery did not find: the node may still show
-      // up (a lagging member answered the recovery). Then even a waiter that gave up creates
-      // once more, to list after it and delete every node with our uuid (docs/design.md "The
-      // mutex recipe").
-      let inDoubt = false;
-      for (let next: Next = 'create'; next !== 'done';) {
-        inDoubt ||= next === 'create-after-doubt';
-        next = await this.createAndList(session, inDoubt);
-      }
+      const session = await this.connection.ready();
+      const created = await this.create(session);
+      if (created) await this.waitForTurn(session, created.listing);
     } finally {
       this.entering = false;
     }
   }
 
-  /** The queue granted the lock on this node. */
+  /** The queue holds the lock on this node now. */
   hold(): void {
-    this.state = { kind: 'held' };
+    this.setState({ kind: 'held' });
   }
 
   /** The token of the next caller this node serves; generations count up from 0. */
@@ -165,37 +172,14 @@ export class Contender {
     return fencingToken(this.lockNodeCzxid, this.seq, this.generation++);
   }
 
-  /** Re-lists and re-watches (after a predecessor event or a reconnect). */
-  async resync(): Promise<void> {
-    // A holder (e.g. after a local handoff) no longer needs its place in line.
-    if (this.state.kind !== 'waiting') return;
-    if (this.syncing) {
-      this.syncAgain = true;
-      return;
-    }
-    this.syncing = true;
-    try {
-      do {
-        this.syncAgain = false;
-        const listing = await this.session!.getChildren(this.ctx.lockPath);
-        if (!this.queued) return;
-        this.apply(listing);
-      } while (this.syncAgain && this.queued);
-    } catch (err) {
-      if (isNoNode(err) && this.queued) this.ctx.onVanished(this);
-      // Connection loss: the reconnect handler resyncs; a lost session is handled by its owner.
-    } finally {
-      this.syncing = false;
-    }
-  }
-
   /**
-   * Watches our own node while holding: its deletion by anyone else means the lock is lost.
-   * One request, so it is armed only once someone can be told (see HeldLock.observe). A node
-   * that waited is watched already.
+   * Watches our own node while holding: its deletion by anyone else means the lock is lost. One
+   * request, so it is armed only once someone can be told (HeldLock.watchForLoss). A node that
+   * waited is watched already.
    */
   watchSelf(): void {
-    this.ownWatch.want();
+    this.ownWanted = true;
+    this.armOwn();
   }
 
   /**
@@ -204,88 +188,288 @@ export class Contender {
    * remote that took the lock after someone deleted it would hold it together with our caller.
    */
   confirmSelf(): Promise<void> {
-    return this.ownWatch.confirm();
-  }
-
-  /** A reconnect may have dropped in-flight watch requests: arm them again. */
-  rearm(): void {
-    // Someone may have deleted the node while we were away, and the events the server replays
-    // for re-set watches come in no useful order: confirm it again before a batch hands the
-    // lock on (WaiterQueue) or a waiter takes "the node ahead is gone" as its turn.
-    this.watch?.reset();
-    if (this.isHeld) return this.watch?.rearm();
-    if (this.aheadWatch?.active) this.ownWatch.arm();
-    void this.resync();
+    this.watchSelf();
+    return (this.ownConfirmed ? undefined : this.ownCheck) ?? Promise.resolve();
   }
 
   /**
-   * Deletes our node; retries through connection loss until done or the session is gone. It
-   * deletes through the connection's current session: once ours was lost, a server that restored
-   * it from its log keeps our node until it expires it, and no cleanup of this process would look
-   * at the path again. The name carries our uuid, so the node is ours whoever's
+   * Our session is back after a disconnect, and in-flight watch requests may have been dropped:
+   * arms them again. Someone may have deleted the node meanwhile, and the events the server
+   * replays for re-set watches come in no useful order: our node is confirmed again before a
+   * batch hands the lock on or a waiter takes "the node ahead is gone" as its turn.
+   */
+  reconnected(): void {
+    this.ownArmed = false;
+    this.ownConfirmed = false;
+    if (this.isHeld) {
+      if (this.ownWanted) this.armOwn();
+      return;
+    }
+    if (this.aheadWatch) this.armOwn();
+    if (this.state.kind === 'waiting') this.wakeUp('list');
+  }
+
+  /**
+   * Deletes our node, retrying through connection loss until done or the session is gone. It
+   * deletes through the connection's current session: once ours was lost, a server that
+   * restored it from its log keeps our node until it expires it, and no cleanup of this process
+   * would look at the path again. The name carries our uuid, so the node is ours whoever's
    * session it is now.
    */
   remove(): Promise<void> {
-    this.state = { kind: 'removed' };
-    this.aheadWatch?.cancel(this.session);
-    return this.node?.remove(this.ctx.connection.current) ?? Promise.resolve();
+    this.setState({ kind: 'removed' });
+    this.unwatchPredecessor();
+    return this.node.remove(this.connection.current);
   }
 
-  /** Forget the node without deleting it (its session is gone, and the node with it). */
+  /** Forgets the node without deleting it (its session is gone, and the node with it). */
   abandon(): void {
-    this.state = { kind: 'abandoned' };
-    this.aheadWatch?.cancel(this.session);
+    this.setState({ kind: 'abandoned' });
+    this.unwatchPredecessor();
   }
 
-  // ---- enter(), step by step ----------------------------------------------------------------
+  // ---- create ---------------------------------------------------------------------------------
 
-  /** Our node's protected name, create, recovery and delete; made at its first create. */
-  private protectedNode(): ProtectedNode {
-    return (this.node ??= new ProtectedNode(
-      this.ctx.lockPath,
-      this.ctx.policy.nodeName,
-      this.ctx.nodeData,
-    ));
+  /**
+   * Creates our node, with the listing that shows its place sent in the same tick (one round
+   * trip, and the listing already contains our node). No watch on the lock node (docs/design.md
+   * "The mutex recipe"): a child watch would notify every node that listed, on every change. A
+   * failed create is answered: a missing lock path is created, a sequence near 2^31 waits for
+   * the path to be re-created, a lost reply finds our node by its uuid. Returns the listing to
+   * place the node by (not awaited); undefined once there is nothing to place (given up).
+   */
+  private async create(session: ZkSession): Promise<{ listing: Promise<Listing> } | undefined> {
+    // A create whose reply was lost and that recovery did not find may still show up (a lagging
+    // member answered the recovery): then even a waiter that gave up creates once more, to list
+    // after it and delete every node with our uuid (docs/design.md "The mutex recipe").
+    let inDoubt = false;
+    for (;;) {
+      if (this.isGone && !inDoubt) return undefined;
+      const created = this.node.send(session);
+      const listed = session.getChildren(this.lockPath);
+      listed.catch(() => undefined); // observed after the create
+      let name: string;
+      try {
+        name = await created;
+      } catch (err) {
+        if (isNoNode(err)) {
+          if (await this.createLockPath(session)) continue;
+          return undefined;
+        }
+        // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
+        // that name: the path must be re-created.
+        if (isNodeExists(err)) {
+          if (await this.waitForSequenceReset(session)) continue;
+          return undefined;
+        }
+        if (!isInDoubt(err)) throw err;
+        const keepGoing = this.keepRecovering(); // before: a doubt while a caller waits counts not
+        this.placingInDoubt();
+        if (!keepGoing) return undefined;
+        const found = await this.recover(session);
+        if (found !== 'again') return found && { listing: Promise.resolve(found) };
+        inDoubt = true;
+        continue;
+      }
+      this.adopt(name);
+      if (this.isGone) {
+        // Its callers gave up while it was created. A listing sent after this create was applied
+        // shows every earlier node of ours: recovery deletes them all, this one included.
+        await (inDoubt ? this.recover(session) : this.remove());
+        return undefined;
+      }
+      if (!pastSequenceGuard(this.seq)) return { listing: listed };
+      // Our node got a sequence near 2^31: delete it, wait until the path has drained and is
+      // re-created, then create again.
+      await deleteWithRetry(session, this.node.path);
+      if (this.isGone) return undefined;
+      this.node.forget();
+      this.seq = -1;
+      this.state = { kind: 'creating' };
+      if (!(await this.waitForSequenceReset(session))) return undefined;
+    }
   }
 
-  /** The watch on our own node, made when first armed or asked. */
-  private get ownWatch(): OwnNodeWatch {
-    return (this.watch ??= new OwnNodeWatch({
-      target: () =>
-        this.queued && this.session ? { session: this.session, path: this.nodePath } : undefined,
-      rewatch: (wanted) => (this.isHeld ? wanted : this.state.kind === 'waiting'),
-      deleted: () => this.ownNodeDeleted(),
-    }));
+  /**
+   * The create's reply was lost: find our node by its uuid (ProtectedNode.recover) and take its
+   * place, or delete it if nobody waits for it. Returns the listing that showed it; 'again' to
+   * create again (not found); undefined when done without a place (gone, or given up).
+   */
+  private async recover(session: ZkSession): Promise<Listing | 'again' | undefined> {
+    const found = await this.node.recover(session, { keepGoing: () => this.keepRecovering() });
+    if (found === 'not-found') return 'again';
+    if (found === 'gave-up') return undefined;
+    this.adopt(this.node.name!);
+    if (!this.isGone) return found;
+    await this.remove();
+    return undefined;
   }
 
-  /** The watch on the node ahead of ours, made when first armed. */
-  private get predecessorWatch(): PredecessorWatch {
-    return (this.aheadWatch ??= new PredecessorWatch({
-      gone: (predecessor) => this.predecessorGone(predecessor),
-      changed: () => void this.resync(),
-    }));
+  /**
+   * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
+   * a caller waits for this node; once nobody does, DOUBTS_AFTER_WAIT more (protected-node.ts
+   * says why). A node it could not find then (if the server created one at all) is ours: it goes
+   * with the session at the latest (docs/design.md "The mutex recipe").
+   */
+  private keepRecovering(): boolean {
+    return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
   }
 
-  /** What a failed create does next, made at the first failure. */
-  private get failures(): CreateFailures {
-    return (this.failed ??= new CreateFailures({
-      lockPath: this.ctx.lockPath,
-      node: this.protectedNode(),
-      isGone: () => this.isGone,
-      adopt: (name) => this.adopt(name),
-      apply: (listing) => this.apply(listing),
-      remove: () => this.remove(),
-      restart: () => {
-        this.node?.forget();
-        this.seq = -1;
-        this.state = { kind: 'creating' };
+  /** The lock path is missing: create it; false if the callers gave up meanwhile. */
+  private async createLockPath(session: ZkSession): Promise<boolean> {
+    if (this.isGone) return false; // the leader had no lock path: no node of ours either
+    return ensureLockPath(session, this.lockPath, undefined, {
+      keepGoing: () => {
+        this.placingInDoubt(); // asked on each create in doubt
+        return !this.isGone;
       },
-      busy: (busy) => {
-        if (this.state.kind === 'creating') this.state = { kind: 'creating', busy };
-        if (busy) this.ctx.onPosition(this);
-      },
-      inDoubt: () => this.placingInDoubt(),
-    }));
+    });
+  }
+
+  /**
+   * Waits until the lock node is re-created below the sequence guard (lock-path.ts). While it
+   * waits, its place is "busy": a try gives up, a waiter's timeout counts who is ahead. False
+   * when its callers gave up meanwhile.
+   */
+  private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
+    await waitForSequenceReset(
+      session,
+      this.lockPath,
+      () => !this.isGone,
+      (children) =>
+        this.busy({ predecessor: children[children.length - 1], ahead: children.length }),
+    );
+    this.busy(undefined);
+    return !this.isGone;
+  }
+
+  /** While creating: who is still queued as the path drains (undefined: no longer known). */
+  private busy(place: Place | undefined): void {
+    if (this.state.kind === 'creating') this.state = { kind: 'creating', busy: place };
+    if (place) this.changed(this);
+  }
+
+  /** A request of the create went unanswered: what follows is a wait, its callers' deadlines count. */
+  private placingInDoubt(): void {
+    if (!this.entering) return;
+    this.entering = false;
+    this.changed(this);
+  }
+
+  private adopt(name: string): void {
+    this.node.adopt(name);
+    this.seq = sequenceOf(name);
+    if (this.state.kind === 'creating') this.state = { kind: 'waiting' };
+  }
+
+  // ---- the wait -------------------------------------------------------------------------------
+
+  /**
+   * The loop of a queued node: place it by the listing, watch the node its driver names (and our
+   * own), sleep until a watch, a reconnect or its queue wakes it, list again; until the queue
+   * holds on it, or it is given up, abandoned or deleted. A listing that fails waits for the
+   * next wake (a reconnect lists again; a lost session abandons the node).
+   */
+  private async waitForTurn(session: ZkSession, listed: Promise<Listing>): Promise<void> {
+    let listing: Promise<Listing> | undefined = listed;
+    for (let first = true; this.state.kind === 'waiting'; first = false) {
+      let again = false;
+      if (listing) {
+        try {
+          this.apply(session, await listing);
+        } catch (err) {
+          if (first && isSessionGone(err)) throw err;
+          if (first) {
+            this.placingInDoubt(); // and list again at once
+            again = true;
+          } else if (isNoNode(err)) {
+            this.vanish();
+          }
+        }
+        this.entering = false;
+      }
+      if (!again) {
+        const wake = await this.sleep();
+        if (this.state.kind !== 'waiting') return;
+        again = wake === 'list' || (wake !== 'state' && (await this.turnAfter(wake.gone)));
+      }
+      listing =
+        again && this.state.kind === 'waiting' ? session.getChildren(this.lockPath) : undefined;
+    }
+  }
+
+  /** Our place from a listing, by the driver; watches the node it names, and our own. */
+  private apply(session: ZkSession, listing: Listing): void {
+    if (this.state.kind !== 'waiting' || !this.name) return;
+    this.lockNodeCzxid = listing.czxid;
+    const place = this.driver.place(listing.children, this.name, this.ignored(listing));
+    if (!place) return this.vanish();
+    this.state = { kind: 'waiting', place };
+    if (place.predecessor !== null) {
+      // Sent in this order in one tick: the server answers (and arms) the own-node watch first.
+      this.armOwn();
+      this.watchPredecessor(session, place.predecessor);
+    }
+    this.changed(this);
+  }
+
+  /**
+   * What a listing must not count as a contender: our own released nodes, and any other node
+   * with our uuid (a create in doubt that committed twice: ProtectedNode deletes it).
+   */
+  private ignored(listing: Listing): ReadonlySet<string> {
+    const strays = this.node.deleteStrays(listing.children);
+    if (strays.length === 0) return this.released;
+    return new Set([...this.released, ...strays]);
+  }
+
+  /**
+   * The node ahead (`predecessor`) is gone; true to list again. Sequence numbers only grow, so
+   * when it was the only node ahead we are first without listing again (a round trip saved per
+   * handoff), provided our own node still exists: the own-node watch's answer came before this
+   * event (it was sent first), and a deletion of our node would have been reported first, so
+   * waiting for that answer costs no round trip (docs/design.md "A waiter's own node").
+   */
+  private async turnAfter(predecessor: string): Promise<boolean> {
+    if (!this.waitsFor(predecessor)) return false;
+    if (this.ahead !== 1) return true;
+    await this.ownCheck;
+    if (!this.waitsFor(predecessor)) return false;
+    if (!this.ownConfirmed) return true; // unanswered: a listing tells
+    this.state = { kind: 'waiting', place: FIRST };
+    this.changed(this);
+    return false;
+  }
+
+  private waitsFor(predecessor: string): boolean {
+    return this.state.kind === 'waiting' && this.state.place?.predecessor === predecessor;
+  }
+
+  /** Someone else deleted our node (or a listing no longer shows it). */
+  private vanish(): void {
+    if (this.queued) this.vanished(this);
+  }
+
+  /** Resolves with why the loop is to go on, at once if something came meanwhile. */
+  private async sleep(): Promise<Wake> {
+    if (!this.wake) await new Promise<void>((resolve) => (this.wakeLoop = resolve));
+    const wake = this.wake!;
+    this.wake = undefined;
+    return wake;
+  }
+
+  /** Wakes the loop; two reasons to wake make one listing. */
+  private wakeUp(reason: Wake): void {
+    const pending = this.wake;
+    this.wake = !pending || pending === 'state' ? reason : reason === 'state' ? pending : 'list';
+    const wakeLoop = this.wakeLoop;
+    this.wakeLoop = undefined;
+    wakeLoop?.();
+  }
+
+  private setState(state: State): void {
+    this.state = state;
+    this.wakeUp('state');
   }
 
   /** Waiting (queued) or held: our node is in the lock's queue. */
@@ -300,104 +484,59 @@ export class Contender {
     return state.kind === 'waiting' ? state.place : undefined;
   }
 
-  /** One create, sent with the listing that shows its place; what to do next. */
-  private async createAndList(session: ZkSession, inDoubt: boolean): Promise<Next> {
-    if (this.isGone && !inDoubt) return 'done';
-    // Sent in the same tick: one round trip, and the listing already contains our node. No
-    // watch on the lock node (docs/design.md "The mutex recipe"): a child watch would notify
-    // every node that listed, on every change, including our own delete.
-    const created = this.protectedNode().send(session);
-    const listed = session.getChildren(this.ctx.lockPath);
-    listed.catch(() => undefined); // observed below, after the create
-    let name: string;
-    try {
-      name = await created;
-    } catch (err) {
-      return this.failures.after(session, err);
-    }
-    this.adopt(name);
-    if (this.isGone) {
-      // Its batch gave up while it was created. A listing sent after this create was applied
-      // shows every earlier node of ours: recovery deletes them all, this one included.
-      await (inDoubt ? this.failures.recover(session) : this.remove());
-      return 'done';
-    }
-    if (pastSequenceGuard(this.seq)) {
-      return (await this.failures.leaveForSequenceReset(session)) ? 'create' : 'done';
-    }
-    try {
-      this.apply(await listed);
-    } catch (err) {
-      if (isSessionGone(err)) throw err;
-      this.placingInDoubt();
-      await this.resync();
-    }
-    return 'done';
-  }
-
-  /** A request of enter() went unanswered: what follows is a wait, its callers' deadlines count. */
-  private placingInDoubt(): void {
-    if (!this.entering) return;
-    this.entering = false;
-    this.ctx.onPlacingInDoubt(this);
-  }
-
-  private adopt(name: string): void {
-    this.protectedNode().adopt(name);
-    this.seq = sequenceOf(name);
-    if (this.state.kind === 'creating') this.state = { kind: 'waiting' };
-  }
-
-  // ---- our place in line --------------------------------------------------------------------
-
-  private apply(listing: Listing): void {
-    if (this.state.kind !== 'waiting' || !this.name) return;
-    this.lockNodeCzxid = listing.czxid;
-    const place = this.ctx.policy.place(listing.children, this.name, this.ignored(listing));
-    if (!place) return this.ctx.onVanished(this);
-    this.state = { kind: 'waiting', place };
-    if (place.predecessor !== null) {
-      // Sent in this order in one tick: the server answers (and arms) the own-node watch first.
-      this.ownWatch.arm();
-      this.predecessorWatch.watch(this.session!, this.ctx.lockPath, place.predecessor);
-    }
-    this.ctx.onPosition(this);
-  }
+  // ---- watches --------------------------------------------------------------------------------
 
   /**
-   * What a listing must not count as a contender: our own released nodes, and any other node
-   * with our uuid (a create in doubt that committed twice: ProtectedNode deletes it).
+   * A waiter always watches its own node (armed with its predecessor's watch); a holder only once
+   * someone can be told of a loss (watchSelf). One callback, so re-arming never adds another to
+   * the session's watch.
    */
-  private ignored(listing: Listing): ReadonlySet<string> {
-    const strays = this.protectedNode().deleteStrays(listing.children);
-    if (strays.length === 0) return this.ctx.released;
-    return new Set([...this.ctx.released, ...strays]);
+  private armOwn(): void {
+    const session = this.session;
+    if (this.ownArmed || !this.queued || !session) return;
+    this.ownArmed = true;
+    this.ownCheck = session.getData(this.nodePath, this.ownWatcher).then(
+      () => {
+        this.ownConfirmed = true;
+      },
+      (err) => {
+        this.ownArmed = false;
+        this.ownConfirmed = false; // no answer (e.g. a timeout on a live socket): ask again
+        if (isNoNode(err)) this.vanish();
+      },
+    );
   }
 
-  private waitsFor(predecessor: string): boolean {
-    return this.state.kind === 'waiting' && this.state.place?.predecessor === predecessor;
-  }
+  private readonly ownWatcher: Watcher = (event) => {
+    this.ownArmed = false;
+    if (event.name === 'NODE_DELETED') this.vanish();
+    else if (this.isHeld ? this.ownWanted : this.state.kind === 'waiting') this.armOwn();
+  };
 
   /**
-   * Sequence numbers only grow, so no node can appear ahead of ours: when the only node ahead
-   * is deleted we are first, without listing again (saves a round trip per handoff), provided
-   * our own node still exists. The own-node watch's answer came before this event (it was sent
-   * first), and a deletion of our node before this one would have been reported first, so
-   * waiting for that answer costs no round trip (docs/design.md "A waiter's own node").
+   * Watches only the node the driver names, not the lock node: one getData watch at a time, moved
+   * when the node ahead changes and removed when we give up or move on, so no callback is left
+   * behind on a node we no longer wait for.
    */
-  private predecessorGone(predecessor: string): void {
-    if (!this.waitsFor(predecessor)) return;
-    if (this.ahead !== 1) return void this.resync();
-    void this.ownWatch.answered().then(() => {
-      if (!this.waitsFor(predecessor)) return;
-      if (!this.ownWatch.confirmed) return void this.resync(); // unanswered: a listing tells
-      this.state = { kind: 'waiting', place: FIRST };
-      this.ctx.onPosition(this);
+  private watchPredecessor(session: ZkSession, name: string): void {
+    const path = `${this.lockPath}/${name}`;
+    if (this.aheadWatch?.path === path) return;
+    this.unwatchPredecessor();
+    const watcher: Watcher = (event) => {
+      if (this.aheadWatch?.watcher === watcher) this.aheadWatch = undefined;
+      this.wakeUp(event.name === 'NODE_DELETED' ? { gone: name } : 'list');
+    };
+    this.aheadWatch = { path, watcher };
+    session.getData(path, watcher).catch((err) => {
+      if (this.aheadWatch?.watcher === watcher) this.aheadWatch = undefined;
+      if (isNoNode(err)) this.wakeUp({ gone: name });
     });
   }
 
-  /** Someone else deleted our node: a holder lost its lock, a waiter queues again. */
-  private ownNodeDeleted(): void {
-    if (this.queued) this.ctx.onVanished(this);
+  private unwatchPredecessor(): void {
+    const session = this.session;
+    if (!this.aheadWatch || !session) return;
+    session.unwatchData(this.aheadWatch.path, this.aheadWatch.watcher);
+    this.aheadWatch = undefined;
   }
 }

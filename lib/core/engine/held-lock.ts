@@ -17,26 +17,14 @@ export class HeldLock extends HeldResource {
     readonly contender: Contender,
     readonly fencingToken: bigint,
     private readonly onEnd: (lock: HeldLock) => Promise<void>,
-    private readonly onLost: (lock: HeldLock, error: LockLostError) => void,
+    onLost: (error: LockLostError) => void,
   ) {
-    super(path);
+    super(path, () => contender.watchSelf(), onLost);
   }
 
   /** Which side of the lock path it holds (owner scopes keep read, write and mutex holds apart). */
   get kind(): 'mutex' | 'read' | 'write' {
     return this.contender.kind;
-  }
-
-  /**
-   * Someone will be told if the lock is lost: from now on, watch the node for deletion by
-   * another client too (one request; session loss is noticed without it).
-   */
-  protected observe(): void {
-    if (this.active) this.contender.watchSelf();
-  }
-
-  protected override lost(error: LockLostError): void {
-    this.onLost(this, error);
   }
 
   /**

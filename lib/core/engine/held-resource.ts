@@ -6,25 +6,43 @@ import type { LockState } from '../types';
 /**
  * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal
  * that aborts with a LockLostError when it is lost, and its 'uncertain' / 'reconnected' / 'lost'
- * events. The signal and the emitter are created on first use (most holders never look), and
- * the first look calls observe(): from then on the holding's nodes are watched for deletion.
+ * events. The signal and the emitter are created on first use (most holders never look). A
+ * deletion of the nodes by another client is noticed only once they are watched (one request
+ * per node): watchForLoss(), which a 'lost' listener calls, as the public handles' signal does.
  */
-export abstract class HeldResource {
+export class HeldResource {
   state: LockState = 'held';
   protected lostError?: LockLostError;
   private controller?: AbortController;
   private events?: EventEmitter;
   private lossListeners?: Set<(error: LockLostError) => void>;
+  private watching = false;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    /** Watches the nodes held for deletion by other clients (once; see watchForLoss). */
+    private readonly watchNodes: (resource: HeldResource) => void,
+    /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */
+    private readonly onLost?: (error: LockLostError) => void,
+  ) {}
 
+  /** Aborts with the LockLostError of a loss (a deletion only if watched: watchForLoss). */
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
       if (this.lostError) this.controller.abort(this.lostError);
-      this.observe();
     }
     return this.controller.signal;
+  }
+
+  /**
+   * Someone will be told of a loss: from now on, watch the nodes for deletion by other clients
+   * too (one request per node, sent once; a lost session is noticed without it).
+   */
+  watchForLoss(): void {
+    if (this.watching || !this.active) return;
+    this.watching = true;
+    this.watchNodes(this);
   }
 
   get active(): boolean {
@@ -36,7 +54,7 @@ export abstract class HeldResource {
    * in a microtask, with the same LockLostError: the loss was told before it was there.
    */
   on(event: string, listener: (...args: any[]) => void): this {
-    if (event === 'lost') this.observe();
+    if (event === 'lost') this.watchForLoss();
     const events = (this.events ??= new EventEmitter());
     events.on(event, listener);
     const error = this.lostError;
@@ -82,7 +100,7 @@ export abstract class HeldResource {
     } finally {
       // The library's own bookkeeping, even if a listener threw.
       if (this.state === 'lost') for (const listener of this.lossListeners ?? []) listener(error);
-      this.lost(error);
+      this.onLost?.(error);
     }
   }
 
@@ -97,10 +115,4 @@ export abstract class HeldResource {
     this.state = 'held';
     this.events?.emit('reconnected');
   }
-
-  /** Someone will be told of a loss: watch the nodes for deletion by other clients too. */
-  protected abstract observe(): void;
-
-  /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */
-  protected lost(_error: LockLostError): void {}
 }

@@ -1,8 +1,8 @@
-// Lock paths: creating them (marked as ours) and removing them when idle.
+// The lock node: creating it (marked as ours), removing it when idle, re-creating it at the sequence limit.
 import { CreateMode } from '../zookeeper/zk-client';
 import type { Stat } from '../zookeeper/zk-client';
-import { LockAccessDeniedError } from '../errors';
-import { ZkSession } from '../zookeeper/zk-session';
+import { InvalidLockPathError, LockAccessDeniedError } from '../errors';
+import { type Listing, ZkSession } from '../zookeeper/zk-session';
 import { CONTAINER } from '../zookeeper/jute-requests';
 import { parentPath } from '../paths';
 import {
@@ -14,6 +14,7 @@ import {
   isNodeExists,
   isNotEmpty,
 } from '../zookeeper/zk-errors';
+import { sortContenders } from './lock-drivers';
 
 /**
  * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
@@ -166,4 +167,81 @@ export async function removeIdleLockPath(
     if (err instanceof LockAccessDeniedError) return 'foreign'; // its ACL refuses us: never retried
     return 'retry';
   }
+}
+
+/**
+ * ZooKeeper's sequence suffix is the parent's signed 32-bit counter of child creates; past 2^31-1
+ * ordering, the "one node ahead" shortcut and fencing tokens break. So nobody queues at or past
+ * this guard: such a node is deleted at once, its waiters wait for the path to drain, then the
+ * lock node is created anew (counter 0, a larger czxid: tokens keep growing). The 2^20 margin
+ * covers the creates of waiters that arrive meanwhile (docs/design.md "The mutex recipe").
+ */
+export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
+
+/** How often a waiter backed off at the guard looks whether the path has drained. */
+const DRAIN_POLL_MS = 200;
+
+/**
+ * The sequence the lock node's next child gets. ZooKeeper numbers children by a stored counter
+ * of creates, and its Stat shows cversion = 2 * counter - numChildren (a 32-bit int, so it
+ * wraps long before the counter does).
+ */
+export function nextSequence(listing: Listing): number {
+  return ((listing.cversion >>> 0) + listing.children.length) / 2; // 2^31 exactly reads as 0
+}
+
+/** Whether a node got a sequence at or past the guard (-1: one that did not parse, wrapped). */
+export function pastSequenceGuard(sequence: number): boolean {
+  return sequence < 0 || sequence >= SEQUENCE_GUARD;
+}
+
+/**
+ * Waits until the lock node has drained and is re-created (by us or another process), or is
+ * gone: then a create starts from a counter of 0. Stops once `wanted()` is false; tells `busy`
+ * the nodes still queued below the guard (in lock order). Rejects with the session's error if it
+ * is lost, and with InvalidLockPathError if the lock node was not created by this library as a
+ * lock path (it is not ours to delete).
+ */
+export async function waitForSequenceReset(
+  session: ZkSession,
+  lockPath: string,
+  wanted: () => boolean,
+  busy: (children: string[]) => void,
+): Promise<void> {
+  while (wanted()) {
+    const step = await resetStep(session, lockPath);
+    if (step === 'done') return;
+    if (step !== 'again') busy(step);
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+  }
+}
+
+async function resetStep(
+  session: ZkSession,
+  lockPath: string,
+): Promise<'done' | 'again' | string[]> {
+  let listing;
+  try {
+    listing = await session.getChildren(lockPath);
+  } catch (err) {
+    if (isNoNode(err)) return 'done'; // removed meanwhile: create it anew
+    if (isInDoubt(err)) return 'again';
+    throw err;
+  }
+  if (listing.children.length > 0) {
+    if (nextSequence(listing) < SEQUENCE_GUARD) return 'done'; // re-created meanwhile
+    return sortContenders(listing.children);
+  }
+  // Empty: delete it. (An empty node whose counter just wrapped shows the same Stat as a new
+  // one, so an empty node is always deleted, at worst once more than needed.)
+  const outcome = await removeIdleLockPath(session, lockPath);
+  if (outcome === 'foreign') {
+    throw new InvalidLockPathError(
+      lockPath,
+      `its sequence counter is near ZooKeeper's limit of 2^31 and this library did not create ` +
+        'it as a lock path, so it will not delete and re-create it; delete it while nobody ' +
+        'uses it, or lock another path',
+    );
+  }
+  return outcome === 'gone' ? 'done' : 'again';
 }

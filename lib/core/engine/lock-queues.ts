@@ -6,12 +6,12 @@ import type { AcquireOptions } from '../types';
 import { sessionIndexOf } from '../zookeeper/session-shards';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { LockKind, POLICIES } from './grant-policy';
+import { DRIVERS, type LockKind } from './lock-drivers';
 import type { HeldLock } from './held-lock';
 import { QueueContext, WaiterQueue } from './waiter-queue';
 
 type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
-const KINDS = Object.keys(POLICIES) as LockKind[];
+const KINDS = Object.keys(DRIVERS) as LockKind[];
 
 /** @internal The client's caps on waiting callers (options of the same names). */
 export interface WaiterCaps {
@@ -87,7 +87,7 @@ export class LockQueues {
       (q) => this.idle(q, kind),
       lockPath,
       path,
-      POLICIES[kind],
+      DRIVERS[kind],
       (change) => (this.waiting += change),
     ));
     return request === 'try' ? queue.tryAcquire() : queue.acquire(request);

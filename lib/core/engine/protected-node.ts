@@ -1,13 +1,28 @@
 // The protected node every recipe creates: its `_c_<uuid>-` name, lost-reply recovery and delete.
 import { randomUUID } from 'node:crypto';
-import { CreateMode } from '../zookeeper/zk-client';
-import { Listing, ZkSession } from '../zookeeper/zk-session';
-import { ZkCode, ZkRequestError, isInDoubt, isNoNode } from '../zookeeper/zk-errors';
-import { deleteWithRetry } from './guaranteed-delete';
-import { ensureLockPath, withDefaults, type Recovery } from './lock-path';
 import { UnexpectedAclError } from '../errors';
 import type { AclEntry } from '../zookeeper/jute-requests';
-import { protectedPrefix } from './lock-naming';
+import { CreateMode } from '../zookeeper/zk-client';
+import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import { type Listing, ZkSession } from '../zookeeper/zk-session';
+import { protectedPrefix } from './lock-drivers';
+import { ensureLockPath, withDefaults, type Recovery } from './lock-path';
+
+/**
+ * Deletes `path`, retrying through connection loss until done or the session is gone: an orphan
+ * node would block every later caller until the session ends (docs/design.md "The mutex recipe").
+ */
+export async function deleteWithRetry(session: ZkSession, path: string): Promise<void> {
+  for (;;) {
+    try {
+      await session.remove(path);
+      return;
+    } catch (err) {
+      if (isNoNode(err) || isSessionGone(err) || !isInDoubt(err)) return;
+      if (!(await session.whenUsable())) return;
+    }
+  }
+}
 
 /** @internal The children that one attempt with this uuid created (by its protected prefix). */
 export function ownNodes(children: readonly string[], uuid: string): string[] {
@@ -20,7 +35,7 @@ export function ownNodes(children: readonly string[], uuid: string): string[] {
  * How many more answers in doubt recovery takes once nobody waits for the node any more (the
  * caller gave up, or close() ended the wait): then it stops. Enough for a reconnect after a lost
  * reply (the usual case), while a path whose every request makes the server drop the connection
- * (longer than its jute.maxbuffer) does not reconnect forever, and close() can finish. A node
+ * (longer than its jute.maxbuffer) no longer reconnects forever, and close() can finish. A node
  * not found then (if the server created one at all) goes with the session.
  */
 export const DOUBTS_AFTER_WAIT = 2;
@@ -186,7 +201,7 @@ export class ProtectedNode {
    * connection loss until done or that session is gone.
    */
   remove(session = this.ownSession): Promise<void> {
-    // Without strays (nearly always), no promises to join: only the delete's own.
+    // Without strays (nearly always), no promises to join: the delete's own.
     const strays =
       this.strays.size === 0 ? undefined : Promise.all(this.strays.values()).then(() => undefined);
     if (!this.ownName || !session) return strays ?? Promise.resolve();

@@ -1,19 +1,18 @@
-// The WaiterQueue: the local callers of one lock path and kind, their nodes, and what they hold.
+// The WaiterQueue: the local callers of one lock path and kind, batched onto contender nodes.
 import {
   LockAbortedError,
   LockLostError,
   LockTimeoutError,
   ZooKeeperUnavailableError,
+  type LockQueueAhead,
 } from '../errors';
-import { acquireError } from './acquire-error';
 import type { ZkConnection } from '../zookeeper/zk-connection';
-import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
-import { Contender, ContenderContext } from './contender';
-import { type GrantPolicy, grantsNow } from './grant-policy';
+import type { ZkSession } from '../zookeeper/zk-session';
+import { acquireError } from './acquire-error';
+import { Contender } from './contender';
 import { HeldLock } from './held-lock';
-import { exclusiveCallersAhead, noSessionForTry, waitTimeoutError } from './wait-errors';
-import { tryingCaller, type Waiter, type WaitEnds, waitingCaller } from './waiter';
+import type { LockDriver } from './lock-drivers';
 
 /** @internal What the client tells its queues, and how they tell it about holds. */
 export interface QueueContext {
@@ -30,34 +29,43 @@ export interface QueueContext {
   placed?(contender: Contender): void;
 }
 
+/** One local caller: it waits (until its deadline or its abort) or tries once. */
+interface Waiter {
+  readonly tryOnly: boolean;
+  /** The node this caller waits on; several callers of one batch share a node. */
+  contender?: Contender;
+  done: boolean;
+  resolve(lock: HeldLock | null): void;
+  reject(error: Error): void;
+  /** Stops its timer and abort listener once its wait ended, either way. */
+  cleanup(): void;
+}
+
 const RELEASED_MEMORY = 64;
 
 /**
  * At most this many callers share an exclusive node. Its node holds the lock for each of them
  * in turn while the nodes of other processes wait behind it, so the bound is what makes shares
  * fair: under the same load a process gets the lock for at most `maxNodesPerPath` x MAX_BATCH
- * callers before every other process's nodes that queued meanwhile, and the processes' shares
- * of the grants come out equal (docs/design.md "Ownership and batching inside one process").
- * Readers of one node hold together: their batches are not bounded.
+ * callers before every other process's nodes that queued meanwhile (docs/design.md "Ownership
+ * and batching inside one process"). Readers of one node hold together: not bounded.
  */
 const MAX_BATCH = 32;
 
 /**
  * @internal
  * One lock path and kind in one process (docs/design.md "Ownership and batching inside one
- * process"), as Curator's LockInternals with its driver: the local FIFO of callers with their
- * timeouts, aborts and tries; batching the callers that wait together onto one node (a
- * Contender), at most `maxNodesPerPath` nodes at a time; granting by its GrantPolicy; the
- * in-process handoff of an exclusive node to the next caller of its batch; dropping nodes nobody
- * needs any more; and telling its registry when nothing is left.
+ * process"): the local FIFO of callers with their timeouts, aborts and tries, batched onto
+ * contender nodes (at most `maxNodesPerPath` at a time), each node running its own loop
+ * (Contender.run); granting by the driver's rule; the in-process handoff of an exclusive node to
+ * the next caller of its batch; dropping nodes nobody needs; telling its registry when idle.
  *
  * A node stands for a batch: the callers that were waiting, without a node, when its create was
  * sent (exclusive: the first MAX_BATCH of them). They all asked before any node created after
  * it, so a process never serves its own caller ahead of a remote node that queued earlier, and a
- * hot path costs ZooKeeper one node per batch.
- * Exclusive (mutex, writer): the node serves them in turn, without a request, with a new fencing
- * generation each time, then it is deleted. Shared (readers): they all hold at once on it, and it
- * is deleted when the last of them releases.
+ * hot path costs ZooKeeper one node per batch. Exclusive (mutex, writer): the node serves them in
+ * turn, without a request, with a new fencing generation each time, then it is deleted. Shared
+ * (readers): they all hold at once on it, and it is deleted when the last of them releases.
  */
 export class WaiterQueue {
   private readonly waiters: Waiter[] = [];
@@ -65,7 +73,7 @@ export class WaiterQueue {
   private waitingCallers = 0;
   /** Nodes that hold, with the callers holding on each (at most one node and caller if exclusive). */
   private readonly holding = new Map<Contender, Set<HeldLock>>();
-  /** Node requests still under way: deletions, and creates (maybe given up already). See track(). */
+  /** Node requests still under way: deletions, and nodes' loops. See track(). */
   private pending = 0;
   /** An exclusive node whose existence is being checked before it serves the next of its batch. */
   private confirming?: Contender;
@@ -75,37 +83,16 @@ export class WaiterQueue {
   private creationScheduled = false;
   /** Callers whose deadline passed while their node was created or listed, with their wait. */
   private readonly overdue = new Map<Waiter, number>();
-  private readonly contenders: ContenderContext;
-  /** A wait ends on its own (timer, abort signal): cancelled with the error of each. */
-  private readonly waitEnds: WaitEnds = {
-    timedOut: (waiter, waitTimeoutMs) => this.timedOut(waiter, waitTimeoutMs),
-    aborted: (waiter, signal) =>
-      this.cancel(waiter, new LockAbortedError(this.displayPath, signal.reason)),
-  };
 
   constructor(
     private readonly ctx: QueueContext,
     private readonly onIdle: (queue: WaiterQueue) => void,
     readonly lockPath: string,
     readonly displayPath: string,
-    private readonly policy: GrantPolicy,
+    private readonly driver: LockDriver,
     /** Told +1 when a caller starts waiting here and -1 when its wait ends, either way. */
     private readonly counted: (change: 1 | -1) => void = () => undefined,
-  ) {
-    this.contenders = {
-      connection: ctx.connection,
-      policy,
-      lockPath,
-      nodeData: ctx.nodeData,
-      released: this.released,
-      onPosition: (contender) => {
-        this.pump();
-        ctx.placed?.(contender);
-      },
-      onVanished: (contender) => this.vanished(contender),
-      onPlacingInDoubt: () => this.endOverdue(),
-    };
-  }
+  ) {}
 
   /** Nothing held, waited for or under way. */
   get idle(): boolean {
@@ -144,7 +131,24 @@ export class WaiterQueue {
       );
     }
     return new Promise<HeldLock>((resolve, reject) => {
-      this.waiters.push(waitingCaller(resolve, reject, options, this.waitEnds));
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void =>
+        this.cancel(waiter, new LockAbortedError(this.displayPath, signal!.reason));
+      const waiter: Waiter = {
+        tryOnly: false,
+        done: false,
+        resolve: resolve as (lock: HeldLock | null) => void,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      if (waitTimeoutMs !== undefined) {
+        timer = setTimeout(() => this.timedOut(waiter, waitTimeoutMs), waitTimeoutMs);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
       this.waitingCallers++;
       this.counted(1);
       this.pump();
@@ -154,18 +158,17 @@ export class WaiterQueue {
   /**
    * The lock only if it can be had right now (one round trip); null otherwise. Without a
    * connected session it answers at once with ZooKeeperUnavailableError (a try does not wait for
-   * a new session), and a try under way fails so as soon as
-   * the connection drops (onSuspended).
+   * a new session), and a try under way fails so as soon as the connection drops (onSuspended).
    */
   tryAcquire(): Promise<HeldLock | null> {
     // Exclusive: a try fails at once while the lock is held or waited for in this process.
-    if (!this.policy.shared && (this.holding.size > 0 || this.waiters.length > 0)) {
+    if (!this.driver.shared && (this.holding.size > 0 || this.waiters.length > 0)) {
       return Promise.resolve(null);
     }
     const session = this.ctx.connection.current;
     if (session.state !== 'connected') return Promise.reject(this.noSessionForTry());
     return new Promise((resolve, reject) => {
-      this.waiters.push(tryingCaller(resolve, reject));
+      this.waiters.push({ tryOnly: true, done: false, resolve, reject, cleanup: () => undefined });
       this.pump();
     });
   }
@@ -209,26 +212,40 @@ export class WaiterQueue {
   onReconnected(session: ZkSession): void {
     for (const lock of this.holdersIn(session)) lock.resume();
     const nodes = new Set([...this.holding.keys(), ...this.waiters.map((w) => w.contender)]);
-    for (const node of nodes) if (node?.session === session) node.rearm();
+    for (const node of nodes) if (node?.session === session) node.reconnected();
     this.pump(); // a caller whose node may hold now that we are back
   }
 
   // ---- granting -----------------------------------------------------------------------------
 
-  /** Grants what the policy allows now, drops tries that may not hold, queues new nodes. */
+  /** Grants what the driver allows now, drops tries that may not hold, queues new nodes. */
   private pump(): void {
-    const busy = this.holding.size > 0 || this.confirming !== undefined;
-    for (const { node, members, confirm } of grantsNow(this.policy, this.waiters, busy)) {
-      if (confirm) this.confirm(node);
-      else this.grant(node, members);
+    if (this.driver.shared) {
+      for (const node of new Set(this.waiters.map((w) => w.contender))) {
+        if (mayGrant(node))
+          this.grant(
+            node,
+            this.waiters.filter((w) => w.contender === node),
+          );
+      }
+    } else if (this.holding.size === 0 && this.confirming === undefined) {
+      this.grantNext();
     }
     this.dropLosingTries();
     this.endOverdue();
     this.scheduleNode();
   }
 
-  /** Asks the server whether a batch's node still exists, then serves (or requeues) its callers. */
-  private confirm(node: Contender): void {
+  /**
+   * Exclusive: the first caller whose node may hold, once nothing of ours holds. The next caller
+   * of a batch only once the server said the node still exists since the last reconnect, or a
+   * remote that took the lock after a deletion would hold it too: that is asked first.
+   */
+  private grantNext(): void {
+    const first = this.waiters.find((w) => w.contender?.isFirst);
+    const node = first?.contender;
+    if (!mayGrant(node)) return;
+    if (!node.isHeld || node.confirmed) return this.grant(node, [first!]);
     this.confirming = node;
     void node.confirmSelf().finally(() => {
       if (this.confirming === node) this.confirming = undefined;
@@ -244,16 +261,16 @@ export class WaiterQueue {
     this.holding.set(node, locks);
     for (const w of members) this.finish(w);
     // Someone listens for lost locks, or the node will serve more callers of its batch: watch it
-    // for deletion by others (else on demand).
+    // for deletion by others (else once someone asks: HeldLock.watchForLoss).
     if (this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node)) node.watchSelf();
     for (const w of members) {
-      const lock = new HeldLock(
+      const lock: HeldLock = new HeldLock(
         this.displayPath,
         this.lockPath,
         node,
         token,
         (l) => this.release(l),
-        (l, e) => this.ctx.lost(l, e),
+        (error) => this.ctx.lost(lock, error),
       );
       locks.add(lock);
       w.resolve(lock);
@@ -310,23 +327,34 @@ export class WaiterQueue {
    */
   private queueNode(): void {
     const waiting = this.waiters.filter((w) => !w.contender);
-    const batch = this.policy.shared ? waiting : waiting.slice(0, MAX_BATCH);
+    const batch = this.driver.shared ? waiting : waiting.slice(0, MAX_BATCH);
     if (batch.length === 0 || this.heldByLostCaller()) return;
     if (this.nodeCount() >= this.ctx.maxNodesPerPath) return; // a node of ours frees up first
-    void this.track(() => {
-      const contender = new Contender(this.contenders);
-      for (const w of batch) w.contender = contender;
-      // A batch that gave up meanwhile: cancel() asked the contender to go, and enter() deletes
-      // the node itself once it knows its name.
-      return contender.enter().then(
+    const contender = new Contender(
+      this.ctx.connection,
+      this.driver,
+      this.lockPath,
+      this.ctx.nodeData,
+      this.released,
+      (node) => {
+        this.pump();
+        this.ctx.placed?.(node);
+      },
+      (node) => this.vanished(node),
+    );
+    for (const w of batch) w.contender = contender;
+    // A batch that gave up meanwhile: cancel() asked the contender to go, and its loop deletes
+    // the node itself once it knows its name.
+    void this.track(() =>
+      contender.run().then(
         () => this.pump(),
-        (err) => this.enterFailed(contender, err),
-      );
-    });
+        (err) => this.runFailed(contender, err),
+      ),
+    );
   }
 
   /** Its session went: the batch queues again; any other error ends its callers' waits. */
-  private enterFailed(contender: Contender, err: unknown): void {
+  private runFailed(contender: Contender, err: unknown): void {
     const members = this.waiters.filter((w) => w.contender === contender);
     for (const w of members) w.contender = undefined;
     if (isSessionGone(err)) return this.pump();
@@ -341,7 +369,7 @@ export class WaiterQueue {
    * done.
    */
   private heldByLostCaller(): boolean {
-    return !this.policy.shared && this.holders.some((lock) => lock.state === 'lost');
+    return !this.driver.shared && this.holders.some((lock) => lock.state === 'lost');
   }
 
   private nodeCount(): number {
@@ -477,15 +505,74 @@ export class WaiterQueue {
     return noSessionForTry(this.ctx.connection, this.displayPath);
   }
 
-  /** The error of a wait that ran out of time (see waitTimeoutError). */
+  /**
+   * The error of a wait that ran out of time (waitTimeoutError), saying who is ahead: readers
+   * count the writers ahead of their node; an exclusive caller the nodes of other processes
+   * ahead of its node (each may serve a batch of that process's callers: only the node is
+   * known), and the callers of this process ahead of it: those on our nodes ahead, those of its
+   * own node before it, and the holder.
+   */
   private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
     const node = waiter.contender;
-    const ahead =
-      node?.predecessor === undefined
-        ? undefined
-        : this.policy.shared
-          ? node.ahead
-          : exclusiveCallersAhead(this.waiters, waiter, this.holding.keys().next().value);
+    let ahead: number | LockQueueAhead | undefined;
+    if (node?.predecessor !== undefined && this.driver.shared) ahead = node.ahead;
+    else if (node?.predecessor !== undefined) {
+      const holder: Contender | undefined = this.holding.keys().next().value;
+      const before = this.waiters.slice(0, this.waiters.indexOf(waiter));
+      const sameNode = before.filter((w) => w.contender === node).length;
+      const onOwnNodesAhead = before.filter(
+        (w) => w.contender && w.contender !== node && w.contender.sequence < node.sequence,
+      );
+      const ownNodesAhead = new Set(onOwnNodesAhead.map((w) => w.contender));
+      if (holder && holder !== node) ownNodesAhead.add(holder); // ahead: it holds
+      ahead = {
+        otherNodes: node.ahead - ownNodesAhead.size,
+        ownCallers: onOwnNodesAhead.length + sameNode + (holder ? 1 : 0),
+      };
+    }
     return waitTimeoutError(this.ctx.connection, this.displayPath, waitTimeoutMs, ahead);
   }
+}
+
+/**
+ * Granted only on a connected session heard from within the safe window: while disconnected
+ * ownership is unknown, a node of a lost session is gone (its callers queue anew), and a process
+ * that just woke from a pause may hold a session the server expired (docs/design.md "What
+ * holding means, and when it ends").
+ */
+function mayGrant(node: Contender | undefined): node is Contender {
+  return !!node?.isFirst && !!node.session?.provenAlive;
+}
+
+/** @internal A try without a connected session does not wait for one. */
+export function noSessionForTry(
+  connection: ZkConnection,
+  displayPath: string,
+): ZooKeeperUnavailableError {
+  const session = connection.current;
+  const what = `a try of lock "${displayPath}" (the session is ${session.state}, and a try does not wait for one)`;
+  return new ZooKeeperUnavailableError(session.connectionString, 0, what);
+}
+
+/**
+ * @internal
+ * A busy lock is a LockTimeoutError, saying who is `ahead` (undefined: not known);
+ * a wait spent without a live session is a ZooKeeperUnavailableError.
+ */
+export function waitTimeoutError(
+  connection: ZkConnection,
+  displayPath: string,
+  waitTimeoutMs: number,
+  ahead: number | LockQueueAhead | undefined,
+): Error {
+  const session = connection.current;
+  // A new session after this process stalled (paused past its timeout) is not ZooKeeper's fault.
+  if (session.state !== 'connected' && !connection.afterStall) {
+    return new ZooKeeperUnavailableError(
+      session.connectionString,
+      waitTimeoutMs,
+      `while waiting for lock "${displayPath}" (session ${session.state})`,
+    );
+  }
+  return new LockTimeoutError(displayPath, waitTimeoutMs, ahead);
 }

@@ -2,7 +2,7 @@
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isNoNode } from '../zookeeper/zk-errors';
 import type { Participant } from './election-types';
-import { sortContenders } from '../engine/lock-naming';
+import { sortContenders } from '../engine/lock-drivers';
 
 /**
  * The participants of the election at `lockPath` in line order, with the ids their nodes' data

@@ -1,7 +1,7 @@
 // inspect(): who holds and who waits on a lock path or a semaphore, read from ZooKeeper.
 import type { LockInspection, LockNodeInfo, SemaphoreInspection } from '../types';
-import { holdingCount } from '../engine/grant-policy';
-import { sequenceOf, sortContenders } from '../engine/lock-naming';
+import { holdingCount } from '../engine/lock-drivers';
+import { sequenceOf, sortContenders } from '../engine/lock-drivers';
 import { ZkSession } from '../zookeeper/zk-session';
 import { isNoNode } from '../zookeeper/zk-errors';
 

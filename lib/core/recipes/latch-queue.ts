@@ -1,6 +1,6 @@
 // The queue of one election participant: a WaiterQueue with Curator LeaderLatch's policy.
 import type { Contender } from '../engine/contender';
-import { latchPolicy } from '../engine/grant-policy';
+import { LATCH_DRIVER } from '../engine/lock-drivers';
 import type { HeldLock } from '../engine/held-lock';
 import { WaiterQueue } from '../engine/waiter-queue';
 import type { ZkConnection } from '../zookeeper/zk-connection';
@@ -31,5 +31,5 @@ export function latchQueue(
       if (node.name && node.predecessor !== undefined && !node.isGone) onJoined(node);
     },
   };
-  return new WaiterQueue(context, () => undefined, lockPath, path, latchPolicy);
+  return new WaiterQueue(context, () => undefined, lockPath, path, LATCH_DRIVER);
 }

@@ -13,7 +13,6 @@ import { isNoNode } from '../zookeeper/zk-errors';
  * session, as a lock's Contender does.
  */
 export class HeldLease extends HeldResource implements SemaphoreLease {
-  private watching = false;
   private releasing?: Promise<void>;
 
   constructor(
@@ -24,7 +23,13 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
     private readonly connection: ZkConnection,
     private readonly onEnd: (lease: HeldLease) => void,
   ) {
-    super(path);
+    super(path, (lease) => watchLeases(lease, session, nodes));
+  }
+
+  /** Reading it watches the lease nodes (see HeldResource.watchForLoss). */
+  override get signal(): AbortSignal {
+    this.watchForLoss();
+    return super.signal;
   }
 
   get leases(): number {
@@ -54,20 +59,23 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
     }
     this.onEnd(this);
   }
+}
 
-  protected observe(): void {
-    if (this.watching || (this.state !== 'held' && this.state !== 'uncertain')) return;
-    this.watching = true;
-    for (const node of this.nodes) {
-      const vanished = (): void =>
-        this.lose('node-deleted', `lease node ${node.path} was deleted by another client`);
-      this.session
-        .getData(node.path, (event) => {
-          if (event.name === 'NODE_DELETED' && this.state !== 'released') vanished();
-        })
-        .catch((err) => {
-          if (isNoNode(err)) vanished();
-        });
-    }
+/** Loses `lease` once another client deletes one of its nodes. */
+function watchLeases(
+  lease: HeldResource,
+  session: ZkSession,
+  nodes: readonly ProtectedNode[],
+): void {
+  for (const node of nodes) {
+    const vanished = (): void =>
+      lease.lose('node-deleted', `lease node ${node.path} was deleted by another client`);
+    session
+      .getData(node.path, (event) => {
+        if (event.name === 'NODE_DELETED' && lease.state !== 'released') vanished();
+      })
+      .catch((err) => {
+        if (isNoNode(err)) vanished();
+      });
   }
 }

@@ -1,6 +1,6 @@
 // When a semaphore acquire's caller stops waiting: its abort, close(), or its deadline.
 import { ClientClosedError, LockAbortedError } from '../errors';
-import { noSessionForTry, waitTimeoutError } from '../engine/wait-errors';
+import { noSessionForTry, waitTimeoutError } from '../engine/waiter-queue';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { SessionEnded } from './semaphore-watch';

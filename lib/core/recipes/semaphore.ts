@@ -13,7 +13,7 @@ import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from 
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
-import { LEASE_NAME } from '../engine/lock-naming';
+import { LEASE_NAME } from '../engine/lock-drivers';
 import type { ParentReaper } from '../engine/parent-reaper';
 import { DOUBTS_AFTER_WAIT, ProtectedNode } from '../engine/protected-node';
 import { HeldLease } from './semaphore-lease';

@@ -7,8 +7,8 @@ import {
   sequenceOf,
   sortContenders,
   sortKey,
-} from './lock-naming';
-import { holdingCount } from './grant-policy';
+} from './lock-drivers';
+import { holdingCount } from './lock-drivers';
 
 describe('lock naming (Curator-compatible)', () => {
   it('orders by the digits after the last "lock-", whatever the uuid', () => {
