@@ -97,6 +97,12 @@ export interface AcquireOptions {
   waitTimeoutMs?: number;
   /** Abort the wait (LockAbortedError). */
   signal?: AbortSignal;
+  /**
+   * The path template this call's path was made from (`'/locks/order:<id>'`), carried by its
+   * events: telemetry labels the call by it when it is one of its `pathTemplates` and matches
+   * the path, else by the best matching template. The NestJS decorators pass their own.
+   */
+  pathTemplate?: string;
 }
 
 /** TLS settings for ZooKeeper's `secureClientPort` (node:tls options; PEM text, not paths). */
@@ -286,13 +292,28 @@ export type WaitOutcome = 'acquired' | 'busy' | 'timeout' | 'aborted' | 'failed'
 
 /** Events of ZkLockClient, for metrics and logs. */
 export interface LockEvents {
-  /** A caller starts waiting for a lock (acquire or try; not a re-entry). One `waited` follows. */
-  waiting: { path: string };
+  /**
+   * A caller starts waiting for a lock (acquire or try; not a re-entry). One `waited` follows.
+   * `pathTemplate`, here and below: the call's AcquireOptions.pathTemplate, when it gave one.
+   */
+  waiting: { path: string; pathTemplate?: string };
   /** The wait that `waiting` announced ended, after `waitMs`. */
-  waited: { path: string; outcome: WaitOutcome; waitMs: number; error?: Error };
-  acquired: { path: string; waitMs: number; fencingToken: bigint; reentrant: boolean };
+  waited: {
+    path: string;
+    outcome: WaitOutcome;
+    waitMs: number;
+    error?: Error;
+    pathTemplate?: string;
+  };
+  acquired: {
+    path: string;
+    waitMs: number;
+    fencingToken: bigint;
+    reentrant: boolean;
+    pathTemplate?: string;
+  };
   released: { path: string; holdMs: number };
-  timeout: { path: string; waitTimeoutMs: number };
+  timeout: { path: string; waitTimeoutMs: number; pathTemplate?: string };
   /** `session`: the session (its index and id) whose lock it was. */
   lost: { path: string; error: import('./errors').LockLostError; session: SessionInfo };
   /**
@@ -307,7 +328,7 @@ export interface LockEvents {
    * did not run. `where` is "Class.method" (bounded, for metric labels); `path` the concrete
    * path(s), comma-separated.
    */
-  skipped: { path: string; where: string };
+  skipped: { path: string; where: string; pathTemplate?: string };
 }
 
 export type { LockLossReason };

@@ -94,6 +94,35 @@ describe('LockTelemetry on a ZkLockClient', () => {
     expect(await otel.value('zk_lock.wait.duration', outcome(ACCOUNT, 'failed'))).toBe(1);
   });
 
+  it("labels a call by its own pathTemplate, and a semaphore's mutex by <pathTemplate>/locks", async () => {
+    // Two templates match each path: the best match is the first listed; a call that names the
+    // second keeps it, one that names a template not listed gets the best match.
+    const [FIRST, SECOND] = [`${zk.root}/pt/<a>`, `${zk.root}/pt/<b>`];
+    const [SEM_FIRST, SEM_SECOND] = [`${zk.root}/sem/<a>`, `${zk.root}/sem/<b>`];
+    const own = new TestTelemetry();
+    const labelled = LockTelemetry.attach(zk.locks, {
+      pathTemplates: [FIRST, SECOND, `${SEM_FIRST}/locks`, `${SEM_SECOND}/locks`],
+      meterProvider: own.meterProvider,
+    });
+    const acquired = (label: string) => own.value('zk_lock.acquired', { 'zk_lock.path': label });
+    try {
+      const path = `${zk.root}/pt/x`;
+      await zk.locks.withLock(path, () => undefined, { pathTemplate: SECOND });
+      await zk.locks.withLock(path, () => undefined);
+      await zk.locks.withLock(path, () => undefined, { pathTemplate: `${zk.root}/other/<x>` });
+      const semaphore = zk.locks.semaphore(`${zk.root}/sem/pdf`, { maxLeases: 1 });
+      await semaphore.withLease(() => undefined, { pathTemplate: SEM_SECOND });
+      await semaphore.withLease(() => undefined);
+      expect(await acquired(SECOND)).toBe(1);
+      expect(await acquired(FIRST)).toBe(2);
+      expect(await acquired(`${SEM_SECOND}/locks`)).toBe(1);
+      expect(await acquired(`${SEM_FIRST}/locks`)).toBe(1);
+    } finally {
+      labelled?.close();
+      await own.shutdown();
+    }
+  });
+
   it('close() is idempotent and stops measuring', async () => {
     const second = LockTelemetry.attach(zk.locks, { meterProvider: otel.meterProvider });
     second?.close();

@@ -106,7 +106,9 @@ describe("onBusy: 'skip' and minHoldMs", () => {
     await waitFor(() => ran.length === 1, 'the first call to hold the lock');
     await expect(jobs().run('nightly')).resolves.toBeUndefined();
     expect(ran).toEqual(['nightly']);
-    expect(skipped).toEqual([{ path: '/jobs/nightly', where: 'Jobs.run' }]);
+    expect(skipped).toEqual([
+      { path: '/jobs/nightly', where: 'Jobs.run', pathTemplate: '/jobs/<name>' },
+    ]);
     gate.open();
     await expect(first).resolves.toBe('done nightly');
     await expect(jobs().run('nightly')).resolves.toBe('done nightly'); // free again: runs
@@ -117,7 +119,9 @@ describe("onBusy: 'skip' and minHoldMs", () => {
     try {
       await expect(jobs().run('remote')).resolves.toBeUndefined();
       expect(ran).toEqual([]);
-      expect(skipped).toEqual([{ path: '/jobs/remote', where: 'Jobs.run' }]);
+      expect(skipped).toEqual([
+        { path: '/jobs/remote', where: 'Jobs.run', pathTemplate: '/jobs/<name>' },
+      ]);
     } finally {
       await held.release();
     }
@@ -145,7 +149,7 @@ describe("onBusy: 'skip' and minHoldMs", () => {
       await expect(jobs().both('x', 'y')).resolves.toBeUndefined();
       expect(ran).toEqual([]);
       expect(skipped).toEqual([
-        { path: '/sem/pdf', where: 'Jobs.render' },
+        { path: '/sem/pdf', where: 'Jobs.render', pathTemplate: '/sem/<name>' },
         { path: '/jobs/x, /jobs/y', where: 'Jobs.both' },
       ]);
     } finally {
@@ -172,7 +176,9 @@ describe("onBusy: 'skip' and minHoldMs", () => {
       const res = await request(fixture.app.getHttpServer()).post('/jobs/web').expect(201);
       expect(res.text).toBe('');
       expect(ran).toEqual([]);
-      expect(skipped).toEqual([{ path: '/jobs/web', where: 'JobsController.start' }]);
+      expect(skipped).toEqual([
+        { path: '/jobs/web', where: 'JobsController.start', pathTemplate: '/jobs/<name>' },
+      ]);
     } finally {
       await held.release();
     }

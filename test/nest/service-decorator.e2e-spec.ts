@@ -159,7 +159,9 @@ describe('@DistributedLock on a service method', () => {
       const timeouts: LockEvents['timeout'][] = [];
       locks.on('timeout', (event) => timeouts.push(event));
       await expect(service.busy('k')).rejects.toThrow(LockTimeoutError);
-      expect(timeouts).toEqual([{ path: '/busy/k', waitTimeoutMs: 300 }]);
+      expect(timeouts).toEqual([
+        { path: '/busy/k', waitTimeoutMs: 300, pathTemplate: '/busy/<0>' },
+      ]);
       await handle.release();
       await expect(service.busy('k')).resolves.toBe('ran');
     } finally {

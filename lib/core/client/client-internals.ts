@@ -1,41 +1,13 @@
-// Owns what the NestJS layer reaches of a ZkLockClient beyond its public API: off the class.
+// The diagnostics the NestJS layer reads of a ZkLockClient beyond its public API: off the class.
 import type { ZooKeeperAuthFailedError } from '../errors';
-import type { LockKind } from '../engine/lock-drivers';
-import type { AcquireOptions, LockEvents, LockHandle, MultiLockHandle, Semaphore } from '../types';
 
 /**
- * @internal The entries of one client that only this package's NestJS layer uses (its hold, its
- * event logger). Not methods of ZkLockClient, so they are neither in its declarations nor
- * reachable on an instance: the layer imports this module by its internal path.
+ * @internal What only this package's NestJS layer reads of one client (its hold's bound on a
+ * release's answer, its event logger): no way to take a lock, which goes through the public API.
+ * Not members of ZkLockClient, so they are neither in its declarations nor reachable on an
+ * instance: the layer imports this module by its internal path.
  */
 export interface ClientInternals {
-  /**
-   * The NestJS hold's way in (distributed-lock.hold.ts): withLock, or a read/write side's, for a
-   * `path` its resolver validated already (key-template.resolver.ts), so that the path is
-   * validated once; the namespace is applied here as for any path.
-   */
-  withValidLock<T>(
-    path: string,
-    kind: LockKind,
-    fn: (lock: LockHandle) => Promise<T> | T,
-    options: AcquireOptions,
-  ): Promise<T>;
-  /** withLockAll for `paths` the NestJS hold's resolver validated already (as withValidLock). */
-  withValidLockAll<T>(
-    paths: readonly string[],
-    fn: (locks: MultiLockHandle) => Promise<T> | T,
-    options: AcquireOptions,
-  ): Promise<T>;
-  /**
-   * semaphore for a `path` the NestJS hold's resolver validated already (as withValidLock): only
-   * the namespace is applied (and maxLeases checked, as always).
-   */
-  validSemaphore(path: string, maxLeases: number): Semaphore;
-  /**
-   * For the NestJS decorators' `onBusy: 'skip'`: a call tried once, found the lock busy and did
-   * not run. Emits `skipped` for the event logger and metrics.
-   */
-  reportSkipped(skipped: LockEvents['skipped']): void;
   /**
    * The semaphore whose inner mutex `path` is (`<semaphore>/locks`, as the lock events show it)
    * while that semaphore is in use here; undefined for any other path. For the event logger,

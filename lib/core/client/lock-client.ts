@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { ClientClosedError } from '../errors';
-import { applyNamespace, withNamespace } from '../paths';
+import { applyNamespace } from '../paths';
 import type { LockKind } from '../engine/lock-drivers';
 import type { HeldLock } from '../engine/held-lock';
 import { LockQueues } from '../engine/lock-queues';
@@ -48,18 +48,6 @@ import { OwnerScope, ownerKey } from './owner-scope';
 
 const DEFAULTS = CLIENT_DEFAULTS;
 
-/** What acquireAll needs of the client: `lockPathOf` and `acquire`, and the members' losses. */
-function multiLockHost(
-  lockPathOf: MultiLockHost['lockPathOf'],
-  acquire: MultiLockHost['acquire'],
-): MultiLockHost {
-  return {
-    lockPathOf,
-    acquire,
-    onLoss: (lock, listener) => (lock as LockHandleView).heldLock.onLoss(listener),
-  };
-}
-
 /**
  * The framework-free entry point: fair, reentrant, fenced locks on ZooKeeper.
  * Events: 'acquired', 'released', 'timeout', 'lost', 'state', 'session' (see LockEvents).
@@ -97,7 +85,7 @@ export class ZkLockClient extends EventEmitter {
     const contexts = pool.members.map((member, index) =>
       queueContext(this, nodeData, maxNodesPerPath, member, index),
     );
-    this.queues = new LockQueues(contexts, this.reaper, this, {
+    this.queues = new LockQueues(contexts, this.reaper, {
       maxWaitersPerPath: options.maxWaitersPerPath ?? DEFAULTS.maxWaitersPerPath,
       maxWaiters: options.maxWaiters ?? DEFAULTS.maxWaiters,
     });
@@ -250,10 +238,11 @@ export class ZkLockClient extends EventEmitter {
    * The handle's signal aborts when any member is lost; release() frees them in reverse order.
    */
   acquireAll(paths: readonly string[], options: AcquireOptions = {}): Promise<MultiLockHandle> {
-    const host = multiLockHost(
-      (path) => applyNamespace(this.options.namespace, path),
-      (path, opts) => this.acquire(path, opts),
-    );
+    const host: MultiLockHost = {
+      lockPathOf: (path) => applyNamespace(this.options.namespace, path),
+      acquire: (path, opts) => this.acquire(path, opts),
+      onLoss: (lock, listener) => (lock as LockHandleView).heldLock.onLoss(listener),
+    };
     return acquireAll(host, paths, options);
   }
 
@@ -336,29 +325,10 @@ export class ZkLockClient extends EventEmitter {
     return this.closing;
   }
 
-  /** The entries only the NestJS layer uses (client-internals.ts): closures, not methods. */
+  /** The diagnostics only the NestJS layer reads (client-internals.ts): closures, not methods. */
   private internals(): ClientInternals {
-    const namespace = this.options.namespace;
-    const validLockPath = (path: string) => (namespace ? withNamespace(namespace, path) : path);
     const pool = this.pool;
     return {
-      withValidLock: async (path, kind, fn, options) => {
-        const lock = (await this.take(path, kind, options, true)) as LockHandle;
-        return this.runOwning([lock], lock, fn);
-      },
-      withValidLockAll: async (paths, fn, options) => {
-        const host = multiLockHost(
-          validLockPath,
-          (path, opts) => this.take(path, 'mutex', opts, true) as Promise<LockHandle>,
-        );
-        const multi = await acquireAll(host, paths, options);
-        return this.runOwning(multi.locks, multi, fn);
-      },
-      validSemaphore: (path, maxLeases) =>
-        this.semaphores.open(path, maxLeases, validLockPath(path)),
-      reportSkipped: (skipped) => {
-        this.emit('skipped', skipped);
-      },
       semaphoreOfMutex: (path) => this.semaphores.semaphoreOfMutex(path),
       get connectionFailure() {
         return pool.failure;
@@ -405,32 +375,35 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * One acquire or try (`'try'`) of `path` (`valid`: validated by the caller already): re-entry
-   * in the caller's owner scope, else a wait in the path's queue, with the client's events
-   * around it. Hands on to the queue last.
+   * One acquire or try (`'try'`) of `path`: re-entry in the caller's owner scope, else a wait in
+   * the path's queue, with the client's events around it. Hands on to the queue last.
    */
   private take(
     path: string,
     kind: LockKind,
     request: AcquireOptions | 'try',
-    valid = false,
   ): Promise<LockHandle | null> {
     let full: string;
     try {
-      const namespace = this.options.namespace;
-      if (!valid) full = applyNamespace(namespace, path);
-      else full = namespace ? withNamespace(namespace, path) : path;
+      full = applyNamespace(this.options.namespace, path);
       if (request !== 'try') checkWaitTimeout(path, request);
       if (this.closed) throw new ClientClosedError(path);
     } catch (err) {
       return Promise.reject(err);
     }
+    // The call's template travels with its events (telemetry's labels), only when given.
+    const template = request === 'try' ? undefined : request.pathTemplate;
+    const tagged = <E extends object>(event: E): E =>
+      template === undefined ? event : { ...event, pathTemplate: template };
     // Re-entry, a refused upgrade, a lock this scope lost: the scope decides (owner-scope.ts).
     const decision = this.owners.getStore()?.decide(full, path, kind);
     if (decision && 'reenter' in decision) {
       const held = decision.reenter;
       held.enter();
-      this.emit('acquired', { path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true });
+      this.emit(
+        'acquired',
+        tagged({ path, waitMs: 0, fencingToken: held.fencingToken, reentrant: true }),
+      );
       return Promise.resolve(new LockHandleView(held));
     }
     if (decision) return Promise.reject(decision.fail);
@@ -442,28 +415,26 @@ export class ZkLockClient extends EventEmitter {
     } catch (err) {
       return Promise.reject(err);
     }
+    this.notify('waiting', () => tagged({ path }));
     return granted.then(
       (lock) => {
         const waitMs = Date.now() - startedAt;
-        this.notify('waited', () => ({ path, outcome: lock ? 'acquired' : 'busy', waitMs }));
+        this.notify('waited', () =>
+          tagged({ path, outcome: lock ? ('acquired' as const) : ('busy' as const), waitMs }),
+        );
         if (!lock) return null;
-        this.notify('acquired', () => ({
-          path,
-          waitMs,
-          fencingToken: lock.fencingToken,
-          reentrant: false,
-        }));
+        this.notify('acquired', () =>
+          tagged({ path, waitMs, fencingToken: lock.fencingToken, reentrant: false }),
+        );
         return new LockHandleView(lock);
       },
       (err) => {
-        this.notify('waited', () => ({
-          path,
-          outcome: waitOutcomeOf(err),
-          waitMs: Date.now() - startedAt,
-          error: err,
-        }));
-        if (err?.name === 'LockTimeoutError')
-          this.emit('timeout', { path, waitTimeoutMs: err.waitTimeoutMs });
+        this.notify('waited', () =>
+          tagged({ path, outcome: waitOutcomeOf(err), waitMs: Date.now() - startedAt, error: err }),
+        );
+        if (err?.name === 'LockTimeoutError') {
+          this.emit('timeout', tagged({ path, waitTimeoutMs: err.waitTimeoutMs }));
+        }
         throw err;
       },
     );

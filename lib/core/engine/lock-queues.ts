@@ -1,5 +1,4 @@
 // The registry of a client's WaiterQueues, by lock path and kind.
-import type { EventEmitter } from 'node:events';
 import { LockModeError, LockQueueFullError } from '../errors';
 import type { ParentReaper } from './parent-reaper';
 import type { AcquireOptions } from '../types';
@@ -39,8 +38,6 @@ export class LockQueues {
      */
     private readonly contexts: readonly QueueContext[],
     private readonly reaper: ParentReaper,
-    /** The client: told `waiting` once a caller is about to wait (its telemetry listens). */
-    private readonly events: Pick<EventEmitter, 'emit' | 'listenerCount'>,
     private readonly caps: WaiterCaps,
   ) {
     reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
@@ -48,7 +45,7 @@ export class LockQueues {
 
   /**
    * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
-   * use: the path is no longer due for cleanup, and the client emits `waiting`. Throws
+   * use: the path is no longer due for cleanup. Throws
    * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
    * before any of that.
    */
@@ -80,7 +77,6 @@ export class LockQueues {
       throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
     }
     this.reaper.cancel(lockPath);
-    if (this.events.listenerCount('waiting') > 0) this.events.emit('waiting', { path });
     // Created and asked in one go: the queue's code runs from its constructor on.
     const queue = (entry[kind] ??= new WaiterQueue(
       this.contexts[sessionIndexOf(lockPath, this.contexts.length)],

@@ -50,7 +50,7 @@ export async function acquireAll(
   options: AcquireOptions = {},
 ): Promise<MultiLockHandle> {
   const ordered = canonicalOrder(host, paths);
-  const { waitTimeoutMs, signal } = options;
+  const { waitTimeoutMs, signal, pathTemplate } = options;
   const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
   const taken: LockHandle[] = [];
   // The members' waits end when the caller's signal aborts (its reason passed on as is), or when
@@ -69,7 +69,11 @@ export async function acquireAll(
     for (const path of ordered) {
       if (lostMember) throw lostMember;
       const remaining = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
-      const lock = await host.acquire(path, { waitTimeoutMs: remaining, signal: wait.signal });
+      const lock = await host.acquire(path, {
+        waitTimeoutMs: remaining,
+        signal: wait.signal,
+        pathTemplate,
+      });
       taken.push(lock);
       unwatch.push(host.onLoss(lock, lose));
     }

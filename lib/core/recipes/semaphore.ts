@@ -9,7 +9,13 @@ import {
 } from '../errors';
 import { checkWaitTimeout } from '../engine/acquire-options';
 import { inspectSemaphore } from './inspect';
-import type { LeaseAcquireOptions, LockHandle, Semaphore, SemaphoreLease } from '../types';
+import type {
+  AcquireOptions,
+  LeaseAcquireOptions,
+  LockHandle,
+  Semaphore,
+  SemaphoreLease,
+} from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { isSessionGone } from '../zookeeper/zk-errors';
@@ -29,10 +35,7 @@ export interface SemaphoreHost {
   readonly nodeData: Buffer;
   /** The lock path of `path` (namespace applied); throws InvalidLockPathError. */
   lockPathOf(path: string): string;
-  acquire(
-    path: string,
-    options: { waitTimeoutMs?: number; signal?: AbortSignal },
-  ): Promise<LockHandle>;
+  acquire(path: string, options: AcquireOptions): Promise<LockHandle>;
   tryAcquire(path: string): Promise<LockHandle | null>;
   /** Runs a read-only look at `path` (inspect()): documented errors only, ClientClosedError once closed. */
   look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T>;
@@ -66,11 +69,9 @@ export class SemaphoreRecipe {
     reaper.keepWhile((path) => this.busy.has(path));
   }
 
-  /**
-   * Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request;
-   * `lockPath` given: `path` was validated by the caller, and this is its lock path.
-   */
-  open(path: string, maxLeases: number, lockPath = this.host.lockPathOf(path)): Semaphore {
+  /** Validates at once (InvalidLockPathError, InvalidLockOptionsError), before any request. */
+  open(path: string, maxLeases: number): Semaphore {
+    const lockPath = this.host.lockPathOf(path);
     if (!Number.isInteger(maxLeases) || maxLeases < 1) {
       throw new InvalidLockOptionsError(
         path,
@@ -143,6 +144,8 @@ export class SemaphoreRecipe {
     }
     checkWaitTimeout(path, options);
     const { waitTimeoutMs, signal } = options;
+    // Its mutex's lock events are labelled by the mutex's path template, `<template>/locks`.
+    const pathTemplate = options.pathTemplate && `${options.pathTemplate}/${LOCKS}`;
     if (signal?.aborted) throw new LockAbortedError(path, signal.reason);
     const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
     const leasesPath = `${lockPath}/${LEASES}`;
@@ -155,12 +158,13 @@ export class SemaphoreRecipe {
       for (;;) {
         end.check();
         const remaining = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
-        const mutex = await this.takeMutex(path, { waitTimeoutMs: remaining, signal }, tryOnly);
+        const wait = { waitTimeoutMs: remaining, signal, pathTemplate };
+        const mutex = await this.takeMutex(path, wait, tryOnly);
         if (!mutex) return null;
-        const wait = { path, leasesPath, maxLeases, count, tryOnly };
+        const leases = { path, leasesPath, maxLeases, count, tryOnly };
         // Answered by the end of its wait even while the attempt is stuck in an outage: the
         // attempt then finishes in the background (close() waits for it) and deletes its nodes.
-        const attempt = this.takeLeases(wait, end, mutex);
+        const attempt = this.takeLeases(leases, end, mutex);
         this.background(leasesPath, attempt);
         try {
           return await end.race(attempt, (lease) => void lease?.release());
@@ -195,7 +199,7 @@ export class SemaphoreRecipe {
   /** The mutex that serialises acquirers; its errors name the semaphore, not `<path>/locks`. */
   private async takeMutex(
     path: string,
-    options: { waitTimeoutMs?: number; signal?: AbortSignal },
+    options: AcquireOptions,
     tryOnly: boolean,
   ): Promise<LockHandle | null> {
     const mutexPath = `${path}/${LOCKS}`;

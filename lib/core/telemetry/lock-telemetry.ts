@@ -24,10 +24,11 @@ export interface LockTelemetryOptions {
   /** Default: the global one (`trace.getTracerProvider()`). */
   tracerProvider?: { getTracer(name: string): unknown };
   /**
-   * The path template of the call that is locking now, when its caller knows it (the NestJS
-   * module gives the `@DistributedLock` method's). It labels that call's events when it is one
-   * of `pathTemplates` and matches the path: two templates matching one path ('/a/<id>',
-   * '/a/<0.id>') each keep their own calls. Asked in the caller's async context.
+   * The path template of the call that is locking now, when its caller knows it and did not
+   * pass it as the call's `pathTemplate` (AcquireOptions), which comes first. It labels that
+   * call's events when it is one of `pathTemplates` and matches the path: two templates matching
+   * one path ('/a/<id>', '/a/<0.id>') each keep their own calls. Asked in the caller's async
+   * context.
    */
   callTemplate?: () => string | undefined;
 }
@@ -80,9 +81,9 @@ export class LockTelemetry {
       [PATH_ATTRIBUTE]: label,
     });
     this.listeners = {
-      waiting: this.activity.waiting, // counted where the call's label is known (path-labels.ts)
+      waiting: this.activity.waiting,
       waited: (e) => {
-        const label = this.labelOf(e.path); // once for the wait's metrics and its span
+        const label = this.labelOf(e.path, e.pathTemplate); // for its metrics and its span
         this.activity.change(label, 'waiters', -1);
         // A single try (waitTimeoutMs: 0, as onBusy 'skip' does) that found the lock taken is
         // 'busy', not a timeout: nobody waited.
@@ -93,7 +94,7 @@ export class LockTelemetry {
       },
       acquired: (e) => {
         if (e.reentrant) return;
-        const label = this.holding(e.path);
+        const label = this.holding(e.path, e.pathTemplate);
         acquired.add(1, at(e.path, label));
         this.activity.change(label, 'holders', 1);
       },
@@ -103,9 +104,10 @@ export class LockTelemetry {
         this.activity.change(label, 'holders', -1);
       },
       timeout: (e) => {
-        if (e.waitTimeoutMs > 0) timeouts.add(1, at(e.path));
+        if (e.waitTimeoutMs > 0) timeouts.add(1, at(e.path, this.labelOf(e.path, e.pathTemplate)));
       },
-      skipped: (e) => skipped.add(1, at(e.path)), // a decorated method with onBusy 'skip'
+      // A decorated method with onBusy 'skip'.
+      skipped: (e) => skipped.add(1, at(e.path, this.labelOf(e.path, e.pathTemplate))),
       lost: (e) => {
         if (e.error.reason !== 'client-closed') {
           const label = this.heldLabels.get(e.path)?.label;
@@ -137,18 +139,18 @@ export class LockTelemetry {
   }
 
   /** The label of `path` for the call locking now (LockActivity.labelOfCall). */
-  private labelOf(path: string): string {
-    return this.activity.labelOfCall(path);
+  private labelOf(path: string, pathTemplate?: string): string {
+    return this.activity.labelOfCall(path, pathTemplate);
   }
 
   /** Counts a hold of `path` under the caller's label, remembered until its release. */
-  private holding(path: string): string {
+  private holding(path: string, pathTemplate?: string): string {
     const held = this.heldLabels.get(path);
     if (held) {
       held.holds++;
       return held.label;
     }
-    const label = this.labelOf(path);
+    const label = this.labelOf(path, pathTemplate);
     this.heldLabels.set(path, { label, holds: 1 });
     return label;
   }

@@ -1,6 +1,5 @@
 // The labels of lock paths in metrics, and what the gauges count by label: the call's own
 // template, else the best match; waiters and holders of this process.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvalidLockOptionsError } from '../errors';
 import { validateLockPath } from '../paths';
 
@@ -63,17 +62,8 @@ export class PathLabels {
 }
 
 /**
- * @internal The path template of the call locking now, set by its caller before it calls the
- * client (the NestJS hold runs each `@DistributedLock` call with its spec's template): it travels
- * down with the call, and the telemetry reads it here, in the caller's async context, without
- * calling back into the caller's layer. Read before LockTelemetryOptions.callTemplate.
- */
-export const callTemplates = new AsyncLocalStorage<string>();
-
-/**
  * @internal Waiters and holders of this process, by label: what the observable gauges report.
- * A wait is counted by the `waiting` listener here, in the caller's async context (the label of
- * its call: labelOfCall), so the telemetry is one step beside the acquire, not a detour.
+ * A wait is counted by the `waiting` listener here, with the label of its call (labelOfCall).
  */
 export class LockActivity {
   private readonly byLabel = new Map<string, { waiters: number; holders: number }>();
@@ -84,15 +74,15 @@ export class LockActivity {
   ) {}
 
   /** The client's `waiting` event: one more waiter under the call's label. */
-  readonly waiting = (e: { path: string }): void =>
-    this.change(this.labelOfCall(e.path), 'waiters', 1);
+  readonly waiting = (e: { path: string; pathTemplate?: string }): void =>
+    this.change(this.labelOfCall(e.path, e.pathTemplate), 'waiters', 1);
 
   /**
-   * The label of `path` for the call locking now: its template (callTemplates, else the
-   * callTemplate option) if it is one of the templates and matches, else the best match.
+   * The label of `path` for the call locking now: its template (the call's `pathTemplate`, else
+   * the callTemplate option) if it is one of the templates and matches, else the best match.
    */
-  labelOfCall(path: string): string {
-    const template = callTemplates.getStore() ?? this.callTemplate?.();
+  labelOfCall(path: string, pathTemplate?: string): string {
+    const template = pathTemplate ?? this.callTemplate?.();
     return template !== undefined && this.labels.matches(template, path)
       ? template
       : this.labels.labelOf(path);

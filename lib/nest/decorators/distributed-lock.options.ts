@@ -54,9 +54,8 @@ export interface DistributedLockSpec {
   readonly returnsObservable: boolean;
   /**
    * The path template that labels the call's lock events in metrics (docs/guides/
-   * observability.md): the string template; for a `@DistributedSemaphore`, its mutex's
-   * (`<path>/locks`, docs/design.md "The lock family"), since leases emit no lock events. None
-   * for the function form.
+   * observability.md): the string template, passed as the call's `pathTemplate`. None for the
+   * function form.
    */
   readonly metricsTemplate?: string;
 }

@@ -63,8 +63,7 @@ export function buildLockSpec(
     ...common,
     template: parsed,
     sources: Object.freeze(templateSources(parsed, owner, key, names, where)),
-    // A semaphore's leases emit no lock events: its mutex's (docs/design.md "The lock family").
-    metricsTemplate: options.maxLeases === undefined ? template : `${template}/locks`,
+    metricsTemplate: template,
   });
 }
 

@@ -35,8 +35,8 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
       ...option,
       pathTemplates: [...(option?.pathTemplates ?? []), ...this.decoratorTemplates()],
       // A decorated call is labelled by its own template, not another matching the same path:
-      // the hold sets it in the call (callTemplates in path-labels.ts); as before, no
-      // callTemplate option labels the module's other calls.
+      // the hold passes it as the call's pathTemplate; no callTemplate labels the module's other
+      // calls.
       callTemplate: undefined,
     });
   }
@@ -56,8 +56,11 @@ export class ZkLockTelemetry implements OnModuleInit, OnModuleDestroy {
     for (const { instance } of wrappers) {
       if (!hasLockedMethods(instance)) continue;
       for (const method of methodsOf(Object.getPrototypeOf(instance))) {
-        const template = lockSpecOf(method)?.metricsTemplate;
-        if (template !== undefined) templates.add(template);
+        const spec = lockSpecOf(method);
+        const template = spec?.metricsTemplate;
+        if (template === undefined) continue;
+        // A semaphore's leases emit no lock events: its mutex's, on `<path>/locks`.
+        templates.add(spec!.options.maxLeases === undefined ? template : `${template}/locks`);
       }
     }
     return [...templates];

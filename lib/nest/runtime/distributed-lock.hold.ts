@@ -3,7 +3,6 @@ import { Logger } from '@nestjs/common';
 import { EMPTY } from 'rxjs';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
-import { callTemplates } from '../../core/telemetry/path-labels';
 import type { AcquireOptions, ConnectionState, LockState } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
 import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
@@ -47,15 +46,6 @@ type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => P
  * timeout with the decorator's advice); the lock is released in every case.
  */
 export function holdCall(call: LockedCall): Promise<unknown> {
-  const template = call.spec.metricsTemplate;
-  // The template travels down with the call, to label its lock events (docs/design.md
-  // "Telemetry"); a method with no template (the function form) keeps the label of the call it
-  // runs in.
-  return template === undefined ? holdAndRun(call) : callTemplates.run(template, holdAndRun, call);
-}
-
-/** The straight line of holdCall: acquire or skip, run, hand out, hold on, release. */
-function holdAndRun(call: LockedCall): Promise<unknown> {
   const { spec, locks, path } = call;
   const skip = spec.options.onBusy === 'skip';
   const hold = holdOf(locks, spec, path);
@@ -89,7 +79,9 @@ function holdAndRun(call: LockedCall): Promise<unknown> {
       resolve(lazy.value);
       await Promise.all([lazy.done, sent, minimum]);
     };
-    const options = skip ? { waitTimeoutMs: 0 } : { waitTimeoutMs: call.waitTimeoutMs };
+    // The template labels the call's lock events (docs/design.md "Telemetry").
+    const pathTemplate = spec.metricsTemplate;
+    const options = { waitTimeoutMs: skip ? 0 : call.waitTimeoutMs, pathTemplate };
     attempt(hold, run, options).then(
       () => answer?.now(),
       (err: unknown) => {
@@ -205,22 +197,24 @@ function releasesOf(locks: LockService): PendingReleases {
 /**
  * How the call holds its path(s), from its options: the mutex (default), one side of the
  * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
- * function returned several paths, the multi-path lock. The options carry the call's wait
- * already (distributed-lock.wrapper.ts applied the module's), so every kind goes straight to
- * the client, with the path(s) its resolver validated (withValidLock,
- * withValidLockAll, validSemaphore of core/client/client-internals.ts), not through LockService (which would apply the wait and
- * validate again).
+ * function returned several paths, the multi-path lock. Through the client's public API, like
+ * any user (the client validates the path its resolver validated already: cheap); the options
+ * carry the call's wait already (distributed-lock.wrapper.ts applied the module's), so not
+ * through LockService, which would apply it again.
  */
 function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
   const { mode, maxLeases, leases } = spec.options;
-  const client = CLIENT_INTERNALS.get(locks.client)!;
-  if (Array.isArray(path)) return (fn, options) => client.withValidLockAll(path, fn, options);
+  const client = locks.client;
+  if (Array.isArray(path)) return (fn, options) => client.withLockAll(path, fn, options);
   if (maxLeases !== undefined) {
     return (fn, options) =>
-      client.validSemaphore(path, maxLeases).withLease(fn, { ...options, leases });
+      client.semaphore(path, { maxLeases }).withLease(fn, { ...options, leases });
   }
-  const kind = mode ?? 'mutex';
-  return (fn, options) => client.withValidLock(path, kind, fn, options);
+  if (mode === 'read' || mode === 'write') {
+    const side = mode === 'read' ? client.readLock(path) : client.writeLock(path);
+    return (fn, options) => side.withLock(fn, options);
+  }
+  return (fn, options) => client.withLock(path, fn, options);
 }
 
 /** `hold(fn, options)`, a synchronous throw as a rejection. */
@@ -245,10 +239,9 @@ function skipped(err: unknown, { spec, locks, path }: LockedCall): boolean {
     return true;
   }
   if (!(err instanceof LockTimeoutError)) return false;
-  CLIENT_INTERNALS.get(locks.client)!.reportSkipped({
-    path: [path].flat().join(', '),
-    where: spec.where,
-  });
+  const skippedCall = { path: [path].flat().join(', '), where: spec.where };
+  const pathTemplate = spec.metricsTemplate;
+  locks.client.emit('skipped', pathTemplate ? { ...skippedCall, pathTemplate } : skippedCall);
   return true;
 }
 
