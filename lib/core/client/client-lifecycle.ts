@@ -4,7 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { ClientClosedError } from '../errors';
 import type { LockQueues } from '../engine/lock-queues';
 import type { QueueContext } from '../engine/waiter-queue';
-import type { ElectionRegistry } from '../recipes/election-registry';
+import type { ElectionRegistry } from '../recipes/leader-latch';
 import type { ParentReaper } from '../engine/parent-reaper';
 import type { SemaphoreRecipe } from '../recipes/semaphore';
 import type { ConnectionState, SessionInfo } from '../types';

@@ -7,7 +7,7 @@ import type { LockKind } from '../engine/lock-drivers';
 import type { HeldLock } from '../engine/held-lock';
 import { LockQueues } from '../engine/lock-queues';
 import { documentedError } from '../engine/acquire-error';
-import { ElectionRegistry } from '../recipes/election-registry';
+import { ElectionRegistry } from '../recipes/leader-latch';
 import type { ElectionOptions } from '../recipes/election-types';
 import type { LeaderLatch } from '../recipes/leader-latch';
 import { acquireAll, type MultiLockHost } from '../recipes/multi-lock';

@@ -13,10 +13,10 @@ import { ensureLockPath, pastSequenceGuard, waitForSequenceReset } from './lock-
 import { DOUBTS_AFTER_WAIT, ProtectedNode, deleteWithRetry } from './protected-node';
 
 /**
- * Where a contender is, its one state. `creating`: no node yet (again, after backing off at the
- * sequence guard, when `busy` tells who is still queued); `waiting`: queued, its place known once
- * a listing or a watch told; `held`: the queue holds the lock on it; `abandoned`: forgotten
- * without a delete (its session is gone, or someone else deleted it); `removed`: being deleted.
+ * Its one state. `creating`: no node yet (again after backing off at the sequence guard, when
+ * `busy` says who is still queued); `waiting`: queued, its place known once a listing or a watch
+ * told; `held`: the queue holds the lock on it; `abandoned`: forgotten without a delete (its
+ * session is gone, or someone else deleted it); `removed`: being deleted.
  */
 type State =
   | { kind: 'creating'; busy?: Place }
@@ -25,7 +25,7 @@ type State =
   | { kind: 'abandoned' }
   | { kind: 'removed' };
 
-/** Why the loop woke: list again, the node ahead is gone, or the state changed (nothing to ask). */
+/** Why the loop woke: list again, the node ahead is gone, or the state changed. */
 type Wake = 'list' | { gone: string } | 'state';
 
 type Watcher = (event: { name: string }) => void;
@@ -35,31 +35,27 @@ const FIRST: Place = { predecessor: null, ahead: 0 };
 /**
  * @internal
  * One EPHEMERAL_SEQUENTIAL node in a lock's queue, for one local caller or a batch of them. Its
- * life is Curator's attemptLock and internalLockLoop in one loop, run(): create the node (with
- * protection: found again by its uuid after a lost reply), list the children (in the same round
- * trip), ask the driver "may it hold, which node must it watch", watch that node and our own,
- * wait, again, until its queue holds the lock on it (hold()) or gives it up. What the queue reads
- * (place, first, in doubt) it hears through `changed`; a node someone else deleted through
- * `vanished`.
+ * life is one loop, run(), as Curator's attemptLock and internalLockLoop: create the node (with
+ * protection), list the children, ask the driver "may it hold, which node must it watch", watch
+ * that node and our own, wait, again, until its queue holds the lock on it (hold()) or gives it
+ * up. Its queue hears of a new place or a create in doubt through `changed`, of a node someone
+ * else deleted through `vanished`.
  */
 export class Contender {
   private state: State = { kind: 'creating' };
   private readonly node: ProtectedNode;
   private seq = -1;
   private lockNodeCzxid = 0n;
-  /** How many callers this node has served (the fencing token's low bits). */
+  /** Callers this node has served: the fencing token's low bits. */
   private generation = 0;
-  /**
-   * The create and first listing are under way, and none went unanswered (then finding the node
-   * is a wait: docs/design.md "Deadlines").
-   */
+  /** The create and first listing are under way, none in doubt (docs/design.md "Deadlines"). */
   private entering = false;
-  /** Answers in doubt since nobody waits for this node any more (see keepRecovering). */
+  /** Answers in doubt since nobody waits for this node (keepRecovering). */
   private doubtsAfterWait = 0;
   /** Why the loop is to wake, and what wakes it while it sleeps. */
   private wake?: Wake;
   private wakeLoop?: () => void;
-  /** The watch on our own node: armed, wanted by a holder, answered (and that it exists). */
+  /** The watch on our own node: armed, wanted by a holder, its answer, the node confirmed. */
   private ownArmed = false;
   private ownWanted = false;
   private ownCheck?: Promise<void>;
@@ -75,9 +71,7 @@ export class Contender {
     nodeData: Buffer,
     /** Our own nodes that held the lock and were released: never waited on again. */
     private readonly released: ReadonlySet<string>,
-    /** Something its queue reads changed: its place, its create went unanswered. */
     private readonly changed: (contender: Contender) => void,
-    /** Someone else deleted our node while it was queued or held. */
     private readonly vanished: (contender: Contender) => void,
   ) {
     this.node = new ProtectedNode(lockPath, driver.nodeName, nodeData);
@@ -100,32 +94,26 @@ export class Contender {
     return this.seq;
   }
 
-  /** Which side of the lock it queues for (owner scopes keep read, write and mutex holds apart). */
-  get kind(): LockDriver['kind'] {
-    return this.driver.kind;
-  }
-
-  /** The node its driver says we wait for: undefined while not known, null when we may hold. */
+  /** The node the driver says we wait for: undefined while not known, null when we may hold. */
   get predecessor(): string | null | undefined {
     return this.place?.predecessor;
   }
 
-  /** How many nodes ahead keep it from holding (for timeouts' messages and the shortcut). */
+  /** How many nodes ahead keep it from holding (timeouts' messages, the shortcut). */
   get ahead(): number {
     return this.place?.ahead ?? 0;
   }
 
-  /** Its driver lets it hold now (or its queue holds on it already). */
+  /** The driver lets it hold now, or its queue holds on it already. */
   get isFirst(): boolean {
     return this.isHeld || (this.state.kind === 'waiting' && this.state.place?.predecessor === null);
   }
 
-  /** Its queue holds the lock on this node (it serves its callers). */
   get isHeld(): boolean {
     return this.state.kind === 'held';
   }
 
-  /** Its callers gave up, or its session went: abandoned or removed. */
+  /** Given up by its callers, or its session went. */
   get isGone(): boolean {
     return this.state.kind === 'abandoned' || this.state.kind === 'removed';
   }
@@ -140,16 +128,15 @@ export class Contender {
     return this.ownConfirmed;
   }
 
-  /** Whether this held node can serve one more caller (the generation has room). */
+  /** Held, and its generation has room for one more caller. */
   get canServeAgain(): boolean {
     return this.isHeld && this.generation < MAX_GENERATION;
   }
 
   /**
-   * Creates our node, then lists, asks the driver and waits, until the queue holds the lock on
-   * it or gives it up (or it is abandoned, or deleted by someone else). Rejects with the
-   * session's error if it is lost while the node is created or first listed, and with any error
-   * a create may not retry.
+   * Creates our node, then lists, asks the driver and waits until its queue holds on it, gives
+   * it up or abandons it, or someone else deletes it. Rejects with the session's error when it
+   * is lost during the create or the first listing, and with any error a create does not retry.
    */
   async run(): Promise<void> {
     this.entering = true;
@@ -173,9 +160,9 @@ export class Contender {
   }
 
   /**
-   * Watches our own node while holding: its deletion by anyone else means the lock is lost. One
-   * request, so it is armed only once someone can be told (HeldLock.watchForLoss). A node that
-   * waited is watched already.
+   * Watches our own node while holding: its deletion by another client loses the lock. One
+   * request, so only once someone can be told (HeldLock.watchForLoss); a node that waited is
+   * watched already.
    */
   watchSelf(): void {
     this.ownWanted = true;
@@ -183,9 +170,9 @@ export class Contender {
   }
 
   /**
-   * Resolves once the server has answered the watch on our node (armed if needed): before the
-   * lock is handed on to the next caller of the batch, our node must be known to exist, or a
-   * remote that took the lock after someone deleted it would hold it together with our caller.
+   * Resolves once the server answered the watch on our node: a batch's next caller is served
+   * only on a node known to exist, or a remote that took the lock after someone deleted it would
+   * hold it too.
    */
   confirmSelf(): Promise<void> {
     this.watchSelf();
@@ -193,10 +180,10 @@ export class Contender {
   }
 
   /**
-   * Our session is back after a disconnect, and in-flight watch requests may have been dropped:
-   * arms them again. Someone may have deleted the node meanwhile, and the events the server
-   * replays for re-set watches come in no useful order: our node is confirmed again before a
-   * batch hands the lock on or a waiter takes "the node ahead is gone" as its turn.
+   * Our session is back: watches in flight may have been dropped, our node may have been deleted
+   * meanwhile, and the events the server replays for re-set watches come in no useful order. So
+   * our node is confirmed again before a batch goes on or a waiter takes "the node ahead is gone"
+   * as its turn, and a waiter lists again.
    */
   reconnected(): void {
     this.ownArmed = false;
@@ -210,11 +197,9 @@ export class Contender {
   }
 
   /**
-   * Deletes our node, retrying through connection loss until done or the session is gone. It
-   * deletes through the connection's current session: once ours was lost, a server that
-   * restored it from its log keeps our node until it expires it, and no cleanup of this process
-   * would look at the path again. The name carries our uuid, so the node is ours whoever's
-   * session it is now.
+   * Deletes our node, retried through connection loss, through the connection's current session:
+   * a server that restored our lost session from its log keeps the node until it expires it, and
+   * its name's uuid makes it ours whoever's session it is now.
    */
   remove(): Promise<void> {
     this.setState({ kind: 'removed' });
@@ -231,17 +216,16 @@ export class Contender {
   // ---- create ---------------------------------------------------------------------------------
 
   /**
-   * Creates our node, with the listing that shows its place sent in the same tick (one round
-   * trip, and the listing already contains our node). No watch on the lock node (docs/design.md
-   * "The mutex recipe"): a child watch would notify every node that listed, on every change. A
-   * failed create is answered: a missing lock path is created, a sequence near 2^31 waits for
-   * the path to be re-created, a lost reply finds our node by its uuid. Returns the listing to
-   * place the node by (not awaited); undefined once there is nothing to place (given up).
+   * Creates our node with the listing sent in the same tick: one round trip, and the listing
+   * shows our node. No watch on the lock node: it would notify every contender on every change
+   * (docs/design.md "The mutex recipe"). A missing lock path is created, a sequence near 2^31
+   * waits for the path to be re-created, a lost reply finds our node by its uuid. Returns the
+   * listing to place the node by (not awaited), or nothing once given up.
    */
   private async create(session: ZkSession): Promise<{ listing: Promise<Listing> } | undefined> {
-    // A create whose reply was lost and that recovery did not find may still show up (a lagging
-    // member answered the recovery): then even a waiter that gave up creates once more, to list
-    // after it and delete every node with our uuid (docs/design.md "The mutex recipe").
+    // A create in doubt that recovery did not find may still show up (a lagging member answered
+    // the recovery): then even a caller that gave up creates once more, to list after it and
+    // delete every node with our uuid.
     let inDoubt = false;
     for (;;) {
       if (this.isGone && !inDoubt) return undefined;
@@ -256,14 +240,13 @@ export class Contender {
           if (await this.createLockPath(session)) continue;
           return undefined;
         }
-        // Once the counter sticks at 2^31-1 (ZooKeeper 3.8), a create can clash with a node of
-        // that name: the path must be re-created.
+        // At 2^31-1 (ZooKeeper 3.8) a create can clash with a node of that name.
         if (isNodeExists(err)) {
           if (await this.waitForSequenceReset(session)) continue;
           return undefined;
         }
         if (!isInDoubt(err)) throw err;
-        const keepGoing = this.keepRecovering(); // before: a doubt while a caller waits counts not
+        const keepGoing = this.keepRecovering(); // counted before the wait may end with it
         this.placingInDoubt();
         if (!keepGoing) return undefined;
         const found = await this.recover(session);
@@ -273,14 +256,12 @@ export class Contender {
       }
       this.adopt(name);
       if (this.isGone) {
-        // Its callers gave up while it was created. A listing sent after this create was applied
-        // shows every earlier node of ours: recovery deletes them all, this one included.
+        // A listing sent after this create shows every earlier node of ours: recovery deletes
+        // them all, this one included.
         await (inDoubt ? this.recover(session) : this.remove());
         return undefined;
       }
       if (!pastSequenceGuard(this.seq)) return { listing: listed };
-      // Our node got a sequence near 2^31: delete it, wait until the path has drained and is
-      // re-created, then create again.
       await deleteWithRetry(session, this.node.path);
       if (this.isGone) return undefined;
       this.node.forget();
@@ -291,9 +272,8 @@ export class Contender {
   }
 
   /**
-   * The create's reply was lost: find our node by its uuid (ProtectedNode.recover) and take its
-   * place, or delete it if nobody waits for it. Returns the listing that showed it; 'again' to
-   * create again (not found); undefined when done without a place (gone, or given up).
+   * The create's reply was lost: finds our node by its uuid and takes its place, or deletes it if
+   * nobody waits for it. The listing that showed it; 'again' to create again; undefined if done.
    */
   private async recover(session: ZkSession): Promise<Listing | 'again' | undefined> {
     const found = await this.node.recover(session, { keepGoing: () => this.keepRecovering() });
@@ -306,18 +286,17 @@ export class Contender {
   }
 
   /**
-   * Whether recovery of a create in doubt goes on after one more answer in doubt. Always while
-   * a caller waits for this node; once nobody does, DOUBTS_AFTER_WAIT more (protected-node.ts
-   * says why). A node it could not find then (if the server created one at all) is ours: it goes
-   * with the session at the latest (docs/design.md "The mutex recipe").
+   * Whether recovery goes on after one more answer in doubt: always while a caller waits for
+   * this node, then DOUBTS_AFTER_WAIT more (protected-node.ts). A node not found then, if the
+   * server created one at all, goes with the session.
    */
   private keepRecovering(): boolean {
     return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
   }
 
-  /** The lock path is missing: create it; false if the callers gave up meanwhile. */
+  /** The lock path is missing: creates it; false if the callers gave up meanwhile. */
   private async createLockPath(session: ZkSession): Promise<boolean> {
-    if (this.isGone) return false; // the leader had no lock path: no node of ours either
+    if (this.isGone) return false;
     return ensureLockPath(session, this.lockPath, undefined, {
       keepGoing: () => {
         this.placingInDoubt(); // asked on each create in doubt
@@ -327,9 +306,8 @@ export class Contender {
   }
 
   /**
-   * Waits until the lock node is re-created below the sequence guard (lock-path.ts). While it
-   * waits, its place is "busy": a try gives up, a waiter's timeout counts who is ahead. False
-   * when its callers gave up meanwhile.
+   * Waits until the lock node is re-created below the sequence guard (lock-path.ts), its place
+   * "busy" meanwhile (a try gives up, a timeout counts who is ahead). False if given up.
    */
   private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
     await waitForSequenceReset(
@@ -343,13 +321,12 @@ export class Contender {
     return !this.isGone;
   }
 
-  /** While creating: who is still queued as the path drains (undefined: no longer known). */
   private busy(place: Place | undefined): void {
     if (this.state.kind === 'creating') this.state = { kind: 'creating', busy: place };
     if (place) this.changed(this);
   }
 
-  /** A request of the create went unanswered: what follows is a wait, its callers' deadlines count. */
+  /** A request of the create went unanswered: what follows is a wait, its deadlines count. */
   private placingInDoubt(): void {
     if (!this.entering) return;
     this.entering = false;
@@ -365,10 +342,10 @@ export class Contender {
   // ---- the wait -------------------------------------------------------------------------------
 
   /**
-   * The loop of a queued node: place it by the listing, watch the node its driver names (and our
-   * own), sleep until a watch, a reconnect or its queue wakes it, list again; until the queue
-   * holds on it, or it is given up, abandoned or deleted. A listing that fails waits for the
-   * next wake (a reconnect lists again; a lost session abandons the node).
+   * Places the node by a listing, watches the node the driver names and our own, sleeps until a
+   * watch, a reconnect or the queue wakes it, lists again; until it is no longer waiting. A
+   * listing that fails waits for the next wake (a reconnect lists again; a lost session
+   * abandons the node).
    */
   private async waitForTurn(session: ZkSession, listed: Promise<Listing>): Promise<void> {
     let listing: Promise<Listing> | undefined = listed;
@@ -398,11 +375,15 @@ export class Contender {
     }
   }
 
-  /** Our place from a listing, by the driver; watches the node it names, and our own. */
+  /** Our place by the driver; watches the node it names, and our own. */
   private apply(session: ZkSession, listing: Listing): void {
     if (this.state.kind !== 'waiting' || !this.name) return;
     this.lockNodeCzxid = listing.czxid;
-    const place = this.driver.place(listing.children, this.name, this.ignored(listing));
+    // Not contenders: our released nodes, and other nodes with our uuid (a create in doubt that
+    // committed twice: ProtectedNode deletes them).
+    const strays = this.node.deleteStrays(listing.children);
+    const ignored = strays.length === 0 ? this.released : new Set([...this.released, ...strays]);
+    const place = this.driver.place(listing.children, this.name, ignored);
     if (!place) return this.vanish();
     this.state = { kind: 'waiting', place };
     if (place.predecessor !== null) {
@@ -414,21 +395,10 @@ export class Contender {
   }
 
   /**
-   * What a listing must not count as a contender: our own released nodes, and any other node
-   * with our uuid (a create in doubt that committed twice: ProtectedNode deletes it).
-   */
-  private ignored(listing: Listing): ReadonlySet<string> {
-    const strays = this.node.deleteStrays(listing.children);
-    if (strays.length === 0) return this.released;
-    return new Set([...this.released, ...strays]);
-  }
-
-  /**
-   * The node ahead (`predecessor`) is gone; true to list again. Sequence numbers only grow, so
-   * when it was the only node ahead we are first without listing again (a round trip saved per
-   * handoff), provided our own node still exists: the own-node watch's answer came before this
-   * event (it was sent first), and a deletion of our node would have been reported first, so
-   * waiting for that answer costs no round trip (docs/design.md "A waiter's own node").
+   * The node ahead is gone; true to list again. Sequence numbers only grow, so when it was the
+   * only node ahead we are first without a listing, once our own node is known to exist: the
+   * own-node watch was sent first, so its answer, or our node's deletion, came before this event
+   * (docs/design.md "A waiter's own node").
    */
   private async turnAfter(predecessor: string): Promise<boolean> {
     if (!this.waitsFor(predecessor)) return false;
@@ -445,12 +415,11 @@ export class Contender {
     return this.state.kind === 'waiting' && this.state.place?.predecessor === predecessor;
   }
 
-  /** Someone else deleted our node (or a listing no longer shows it). */
   private vanish(): void {
     if (this.queued) this.vanished(this);
   }
 
-  /** Resolves with why the loop is to go on, at once if something came meanwhile. */
+  /** Why the loop goes on, at once if it came meanwhile. */
   private async sleep(): Promise<Wake> {
     if (!this.wake) await new Promise<void>((resolve) => (this.wakeLoop = resolve));
     const wake = this.wake!;
@@ -458,7 +427,7 @@ export class Contender {
     return wake;
   }
 
-  /** Wakes the loop; two reasons to wake make one listing. */
+  /** Wakes the loop; two reasons make one listing. */
   private wakeUp(reason: Wake): void {
     const pending = this.wake;
     this.wake = !pending || pending === 'state' ? reason : reason === 'state' ? pending : 'list';
@@ -472,7 +441,7 @@ export class Contender {
     this.wakeUp('state');
   }
 
-  /** Waiting (queued) or held: our node is in the lock's queue. */
+  /** Waiting or held: our node is in the lock's queue. */
   private get queued(): boolean {
     return this.state.kind === 'waiting' || this.state.kind === 'held';
   }
@@ -487,9 +456,8 @@ export class Contender {
   // ---- watches --------------------------------------------------------------------------------
 
   /**
-   * A waiter always watches its own node (armed with its predecessor's watch); a holder only once
-   * someone can be told of a loss (watchSelf). One callback, so re-arming never adds another to
-   * the session's watch.
+   * Our own node: a waiter always watches it (with its predecessor's watch), a holder once
+   * someone can be told of a loss. One callback, so re-arming adds none to the session's watch.
    */
   private armOwn(): void {
     const session = this.session;
@@ -501,7 +469,7 @@ export class Contender {
       },
       (err) => {
         this.ownArmed = false;
-        this.ownConfirmed = false; // no answer (e.g. a timeout on a live socket): ask again
+        this.ownConfirmed = false; // no answer (a timeout on a live socket): asked again
         if (isNoNode(err)) this.vanish();
       },
     );
@@ -514,9 +482,9 @@ export class Contender {
   };
 
   /**
-   * Watches only the node the driver names, not the lock node: one getData watch at a time, moved
-   * when the node ahead changes and removed when we give up or move on, so no callback is left
-   * behind on a node we no longer wait for.
+   * Only the node the driver names is watched, not the lock node: one getData watch at a time,
+   * moved when the node ahead changes, removed when we give up, so no callback is left on a node
+   * we no longer wait for.
    */
   private watchPredecessor(session: ZkSession, name: string): void {
     const path = `${this.lockPath}/${name}`;

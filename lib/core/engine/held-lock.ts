@@ -1,7 +1,123 @@
-// HeldLock: the process-side record of one held lock, shared by its owner's re-entrant handles.
-import { LockLostError } from '../errors';
+// What a holder holds: HeldResource (state, signal, loss events), and HeldLock, one held lock.
+import { EventEmitter } from 'node:events';
+import { type LockLossReason, LockLostError } from '../errors';
+import type { LockState } from '../types';
 import type { Contender } from './contender';
-import { HeldResource } from './held-resource';
+import type { LockKind } from './lock-drivers';
+
+/**
+ * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal
+ * that aborts with a LockLostError when it is lost, and its 'uncertain' / 'reconnected' / 'lost'
+ * events. The signal and the emitter are created on first use (most holders never look). A
+ * deletion of the nodes by another client is noticed only once they are watched (one request
+ * per node): watchForLoss(), which a 'lost' listener calls, as the public handles' signal does.
+ */
+export class HeldResource {
+  state: LockState = 'held';
+  protected lostError?: LockLostError;
+  private controller?: AbortController;
+  private events?: EventEmitter;
+  private lossListeners?: Set<(error: LockLostError) => void>;
+  private watching = false;
+
+  constructor(
+    readonly path: string,
+    /** Watches the nodes held for deletion by other clients (once; see watchForLoss). */
+    private readonly watchNodes: (resource: HeldResource) => void,
+    /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */
+    private readonly onLost?: (error: LockLostError) => void,
+  ) {}
+
+  /** Aborts with the LockLostError of a loss (a deletion only if watched: watchForLoss). */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.lostError) this.controller.abort(this.lostError);
+    }
+    return this.controller.signal;
+  }
+
+  /**
+   * Someone will be told of a loss: from now on, watch the nodes for deletion by other clients
+   * too (one request per node, sent once; a lost session is noticed without it).
+   */
+  watchForLoss(): void {
+    if (this.watching || !this.active) return;
+    this.watching = true;
+    this.watchNodes(this);
+  }
+
+  get active(): boolean {
+    return this.state === 'held' || this.state === 'uncertain';
+  }
+
+  /**
+   * A 'lost' listener added once the holding is lost (or released by close()) is called once,
+   * in a microtask, with the same LockLostError: the loss was told before it was there.
+   */
+  on(event: string, listener: (...args: any[]) => void): this {
+    if (event === 'lost') this.watchForLoss();
+    const events = (this.events ??= new EventEmitter());
+    events.on(event, listener);
+    const error = this.lostError;
+    if (event === 'lost' && error) {
+      queueMicrotask(() => {
+        // Unless off() came first; once told, it is dropped (nothing is told after a loss).
+        if (!events.listeners('lost').includes(listener)) return;
+        events.off('lost', listener);
+        listener(error);
+      });
+    }
+    return this;
+  }
+
+  off(event: string, listener: (...args: any[]) => void): this {
+    this.events?.off(event, listener);
+    return this;
+  }
+
+  /**
+   * @internal Calls `listener` with the LockLostError of a loss from now on (not of a release by
+   * close()), without watching the nodes as the signal and 'lost' do: it hears of what is noticed
+   * anyway (the session's loss, a deletion while watched). Returns what removes it.
+   */
+  onLoss(listener: (error: LockLostError) => void): () => void {
+    const listeners = (this.lossListeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /**
+   * No longer ours: abort the signal with a LockLostError. `client-closed` means we released it
+   * ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
+   */
+  lose(reason: LockLossReason, detail: string): void {
+    if (this.state === 'lost' || this.state === 'released') return;
+    this.state = reason === 'client-closed' ? 'released' : 'lost';
+    const error = new LockLostError(this.path, reason, detail);
+    this.lostError = error;
+    this.controller?.abort(error);
+    try {
+      this.events?.emit('lost', error);
+    } finally {
+      // The library's own bookkeeping, even if a listener threw.
+      if (this.state === 'lost') for (const listener of this.lossListeners ?? []) listener(error);
+      this.onLost?.(error);
+    }
+  }
+
+  suspend(): void {
+    if (this.state !== 'held') return;
+    this.state = 'uncertain';
+    this.events?.emit('uncertain');
+  }
+
+  resume(): void {
+    if (this.state !== 'uncertain') return;
+    this.state = 'held';
+    this.events?.emit('reconnected');
+  }
+}
 
 /** @internal The process-side record of one held lock; shared by re-entrant handles of the same owner. */
 export class HeldLock extends HeldResource {
@@ -14,17 +130,14 @@ export class HeldLock extends HeldResource {
     path: string,
     /** Full path (namespace applied), the key of owner scopes. */
     readonly lockPath: string,
+    /** Which side of the lock path it holds (owner scopes keep read, write and mutex apart). */
+    readonly kind: LockKind,
     readonly contender: Contender,
     readonly fencingToken: bigint,
     private readonly onEnd: (lock: HeldLock) => Promise<void>,
     onLost: (error: LockLostError) => void,
   ) {
     super(path, () => contender.watchSelf(), onLost);
-  }
-
-  /** Which side of the lock path it holds (owner scopes keep read, write and mutex holds apart). */
-  get kind(): 'mutex' | 'read' | 'write' {
-    return this.contender.kind;
   }
 
   /**

@@ -9,11 +9,6 @@ export const LEASE_NAME = 'lease-';
 /** Curator LeaderLatch's participant nodes (docs/design.md "Leader election"). */
 export const LATCH_NAME = 'latch-';
 
-/** Prefix of every node one acquisition attempt creates; the uuid finds it again after a lost reply. */
-export function protectedPrefix(uuid: string): string {
-  return `_c_${uuid}-`;
-}
-
 /** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
 const KAZOO_NAME = /__r?lock__(\d{10})$/;
 /** What precedes the sequence in every style of ours and Curator's (the last one in the name counts). */

@@ -5,7 +5,6 @@ import type { AclEntry } from '../zookeeper/jute-requests';
 import { CreateMode } from '../zookeeper/zk-client';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import { type Listing, ZkSession } from '../zookeeper/zk-session';
-import { protectedPrefix } from './lock-drivers';
 import { ensureLockPath, withDefaults, type Recovery } from './lock-path';
 
 /**
@@ -22,6 +21,11 @@ export async function deleteWithRetry(session: ZkSession, path: string): Promise
       if (!(await session.whenUsable())) return;
     }
   }
+}
+
+/** Prefix of every node one attempt creates; the uuid finds it again after a lost reply. */
+function protectedPrefix(uuid: string): string {
+  return `_c_${uuid}-`;
 }
 
 /** @internal The children that one attempt with this uuid created (by its protected prefix). */

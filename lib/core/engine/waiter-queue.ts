@@ -267,6 +267,7 @@ export class WaiterQueue {
       const lock: HeldLock = new HeldLock(
         this.displayPath,
         this.lockPath,
+        this.driver.kind,
         node,
         token,
         (l) => this.release(l),

@@ -1,27 +1,32 @@
-// LeaderLatch: one participant of a leader election, laid out like Curator's LeaderLatch.
+// Leader election: LeaderLatch, one participant, laid out like Curator's LeaderLatch, and the
+// client's registry of its elections.
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import {
+  ClientClosedError,
+  ElectionClosedError,
+  InvalidLockOptionsError,
+  LeadershipTimeoutError,
+  LockAbortedError,
+  LockLostError,
+} from '../errors';
+import { documentedError } from '../engine/acquire-error';
 import { checkWaitTimeout } from '../engine/acquire-options';
+import type { Contender } from '../engine/contender';
+import type { HeldLock } from '../engine/held-lock';
+import { LATCH_DRIVER, sortContenders } from '../engine/lock-drivers';
+import { WaiterQueue } from '../engine/waiter-queue';
+import type { ZkConnection } from '../zookeeper/zk-connection';
+import { isNoNode } from '../zookeeper/zk-errors';
+import type { ZkSession } from '../zookeeper/zk-session';
 import type {
   ElectionEvents,
+  ElectionOptions,
   Leadership,
   LeadershipEnd,
   Participant,
   WhenLeaderOptions,
 } from './election-types';
-import { readParticipants } from './election-participants';
-import {
-  ElectionClosedError,
-  LeadershipTimeoutError,
-  LockAbortedError,
-  LockLostError,
-} from '../errors';
-import type { Contender } from '../engine/contender';
-import type { HeldLock } from '../engine/held-lock';
-import type { WaiterQueue } from '../engine/waiter-queue';
-import type { ZkConnection } from '../zookeeper/zk-connection';
-import type { ZkSession } from '../zookeeper/zk-session';
-import { documentedError } from '../engine/acquire-error';
-import { latchQueue } from './latch-queue';
 
 /**
  * How long a participant whose node could not be created again (ZooKeeper unavailable) waits
@@ -30,18 +35,6 @@ import { latchQueue } from './latch-queue';
 const REJOIN_DELAY_MS = 1_000;
 const MAX_REJOIN_DELAY_MS = 8_000;
 
-/** What an election needs from the client that made it. */
-export interface ElectionHost {
-  readonly connection: ZkConnection;
-  /**
-   * The election joins: route session events to it, keep its path from cleanup. Throws
-   * ClientClosedError once the client is closing.
-   */
-  onStarted(election: LeaderLatch): void;
-  /** The election left: its path may be cleaned up. */
-  onClosed(election: LeaderLatch): void;
-}
-
 interface LeaderWaiter {
   led(): void;
   failed(error: Error): void;
@@ -49,9 +42,9 @@ interface LeaderWaiter {
 
 /**
  * One participant of a leader election on a path, laid out like Curator's LeaderLatch
- * (docs/design.md "Leader election"): leading is holding the first `latch-` node, through the
- * WaiterQueue with the latch policy (latch-queue.ts), so leadership has a lock's signal, fencing token and loss rules.
- * Events: 'isLeader' (Leadership), 'notLeader' (LeadershipEnd).
+ * (docs/design.md "Leader election"): leading is holding the first `latch-` node, through a
+ * WaiterQueue with the latch driver, so leadership has a lock's signal, fencing token and loss
+ * rules. Events: 'isLeader' (Leadership), 'notLeader' (LeadershipEnd).
  */
 export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private queue?: WaiterQueue;
@@ -75,7 +68,8 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 
   /** @internal made by ZkLockClient.election() */
   constructor(
-    private readonly host: ElectionHost,
+    private readonly registry: ElectionRegistry,
+    private readonly connection: ZkConnection,
     readonly path: string,
     /** @internal the path with the client's namespace applied */
     readonly lockPath: string,
@@ -195,7 +189,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   /** Every participant, Java or Node, in line order, with its id. */
   async getParticipants(): Promise<Participant[]> {
     if (this.closed) throw this.closedError('read the participants');
-    const connection = this.host.connection;
+    const connection = this.connection;
     const session = await connection.ready();
     return readParticipants(session, this.lockPath).catch((err: unknown) => {
       throw documentedError(err, this.path, connection);
@@ -226,14 +220,26 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   }
 
   private async firstJoin(): Promise<void> {
-    this.host.onStarted(this); // first: a closing client refuses before anything is made
-    this.queue ??= latchQueue(
-      this.host.connection,
+    this.registry.started(this); // first: a closing client refuses before anything is made
+    // One node at a time, always watched for deletion (a leader must hear of it); its place in
+    // line resolves start().
+    const context = {
+      connection: this.connection,
+      nodeData: Buffer.from(this.participantId, 'utf8'),
+      maxNodesPerPath: 1,
+      watchesLoss: () => true,
+      released: () => undefined,
+      lost: (lock: HeldLock) => this.lost(lock),
+      placed: (node: Contender) => {
+        if (node.name && node.predecessor !== undefined && !node.isGone) this.joined(node);
+      },
+    };
+    this.queue ??= new WaiterQueue(
+      context,
+      () => undefined,
       this.lockPath,
       this.path,
-      this.participantId,
-      (node) => this.joined(node),
-      (lock) => this.lost(lock),
+      LATCH_DRIVER,
     );
     try {
       await this.join();
@@ -347,7 +353,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
       await lock.end();
     }
     await this.queue?.whenIdle();
-    if (this.queue) this.host.onClosed(this);
+    if (this.queue) this.registry.closed(this);
   }
 
   private timeoutError(waitTimeoutMs: number): LeadershipTimeoutError {
@@ -359,4 +365,109 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private closedError(action: string): ElectionClosedError {
     return new ElectionClosedError(this.path, action);
   }
+}
+
+/** Node data stays far below jute.maxbuffer, and an id is a name, not a payload. */
+const MAX_PARTICIPANT_ID_BYTES = 1024;
+
+/**
+ * @internal
+ * The client's elections that take part now: their session events, whether a path is theirs
+ * (kept from cleanup), and leaving them all first when the client closes.
+ */
+export class ElectionRegistry {
+  private readonly running = new Set<LeaderLatch>();
+  /** closeAll() has begun: an election made earlier can no longer start (ClientClosedError). */
+  private closing = false;
+
+  constructor(
+    /** The connection whose session a lock path uses. */
+    private readonly connectionOf: (lockPath: string) => ZkConnection,
+    /** An election left its path: clean it up once idle (docs/design.md "The mutex recipe"). */
+    private readonly onPathLeft: (lockPath: string) => void,
+  ) {}
+
+  /** A new election; throws InvalidLockOptionsError for a participant id that cannot be one. */
+  open(path: string, lockPath: string, options: ElectionOptions): LeaderLatch {
+    const id = options?.participantId ?? `${hostname()}:${process.pid}`;
+    if (typeof id !== 'string' || Buffer.byteLength(id) > MAX_PARTICIPANT_ID_BYTES) {
+      throw new InvalidLockOptionsError(
+        path,
+        `participantId must be a string of at most ${MAX_PARTICIPANT_ID_BYTES} bytes, got ${describe(id)}`,
+        'Pass a short name of this instance (the default is <hostname>:<pid>)',
+      );
+    }
+    return new LeaderLatch(this, this.connectionOf(lockPath), path, lockPath, id);
+  }
+
+  /**
+   * An election joins: session events reach it, its path is kept from cleanup. Throws
+   * ClientClosedError once the client is closing.
+   */
+  started(election: LeaderLatch): void {
+    if (this.closing) throw new ClientClosedError(election.path, 'lead');
+    this.running.add(election);
+  }
+
+  /** An election left: its path may be cleaned up. */
+  closed(election: LeaderLatch): void {
+    this.running.delete(election);
+    if (!this.has(election.lockPath)) this.onPathLeft(election.lockPath);
+  }
+
+  has(lockPath: string): boolean {
+    for (const election of this.running) if (election.lockPath === lockPath) return true;
+    return false;
+  }
+
+  /**
+   * Leaves every election (their next participants lead at once). None starts from then on, not
+   * even from a listener this runs: it would join, and lead, on a client being closed.
+   */
+  closeAll(): Promise<void> {
+    this.closing = true;
+    return Promise.all([...this.running].map((e) => e.close())).then(() => undefined);
+  }
+
+  onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
+    for (const election of this.running) election.onSessionLost(session, reason);
+  }
+
+  onSuspended(session: ZkSession): void {
+    for (const election of this.running) election.onSuspended(session);
+  }
+
+  onReconnected(session: ZkSession): void {
+    for (const election of this.running) election.onReconnected(session);
+  }
+}
+
+function describe(id: unknown): string {
+  return typeof id === 'string' ? `${Buffer.byteLength(id)} bytes` : typeof id;
+}
+
+/**
+ * The participants of the election at `lockPath` in line order, with the ids their nodes' data
+ * records (Curator LeaderLatch's getParticipants(): every child counts, the first leads). A node
+ * that goes while it is read is left out; a path that does not exist has none.
+ */
+export async function readParticipants(
+  session: ZkSession,
+  lockPath: string,
+): Promise<Participant[]> {
+  const children = await session.getChildren(lockPath).then(
+    (listing) => listing.children,
+    (err) => (isNoNode(err) ? [] : Promise.reject(err)),
+  );
+  const ids = await Promise.all(
+    sortContenders(children).map((name) =>
+      session.getData(`${lockPath}/${name}`).then(
+        ({ data }) => data?.toString('utf8') ?? '',
+        (err) => (isNoNode(err) ? undefined : Promise.reject(err)),
+      ),
+    ),
+  );
+  return ids
+    .filter((id): id is string => id !== undefined)
+    .map((id, i) => ({ id, isLeader: i === 0 }));
 }

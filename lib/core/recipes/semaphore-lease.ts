@@ -1,5 +1,5 @@
 // HeldLease: the leases a semaphore caller holds, one protected node each.
-import { HeldResource } from '../engine/held-resource';
+import { HeldResource } from '../engine/held-lock';
 import type { ProtectedNode } from '../engine/protected-node';
 import type { SemaphoreLease } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
