@@ -542,7 +542,7 @@ export class WaiterQueue {
  * holding means, and when it ends").
  */
 function mayGrant(node: Contender | undefined): node is Contender {
-  return !!node?.isFirst && !!node.session?.provenAlive;
+  return !!node?.isFirst && !!node.session?.checkProvenAlive();
 }
 
 /** @internal A try without a connected session does not wait for one. */
