@@ -62,7 +62,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `file`'s imports inside lib/, as paths relative to lib/ without `.ts`. */
-function importsOf(path: string): string[] {
+function importsOf(path: string, lib: string): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
   return importedFiles
     .map((f) => f.fileName)
@@ -70,7 +70,7 @@ function importsOf(path: string): string[] {
     .map((name) => {
       const target = resolve(dirname(path), name);
       const asFile = statSafe(`${target}.ts`) ? target : join(target, 'index');
-      return relative(LIB, asFile);
+      return relative(lib, asFile);
     });
 }
 
@@ -82,11 +82,17 @@ function statSafe(path: string): boolean {
   }
 }
 
-function main(): void {
+/** lib/'s files (relative to lib/, without `.ts`, specs aside) with the files each imports. */
+export function libGraph(lib = LIB): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const path of sourceFiles(LIB)) {
-    graph.set(relative(LIB, path).replace(/\.ts$/, ''), importsOf(path));
+  for (const path of sourceFiles(lib)) {
+    graph.set(relative(lib, path).replace(/\.ts$/, ''), importsOf(path, lib));
   }
+  return graph;
+}
+
+/** Every import of `graph` that goes the wrong way, and every cycle. */
+export function layerProblems(graph: Map<string, string[]>): string[] {
   const problems: string[] = [];
   for (const [file, imports] of graph) {
     const layer = layerOf(file);
@@ -101,6 +107,12 @@ function main(): void {
     }
   }
   problems.push(...cycles(graph));
+  return problems;
+}
+
+function main(): void {
+  const graph = libGraph();
+  const problems = layerProblems(graph);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
     console.error(`check-layers: ${problems.length} problem(s)`);
@@ -132,4 +144,4 @@ function cycles(graph: Map<string, string[]>): string[] {
   return found;
 }
 
-main();
+if (require.main === module) main();
