@@ -58,7 +58,7 @@ export function applyNamespace(namespace: string | undefined, path: string): str
  * applyNamespace for a `path` validated already (a resolved `@DistributedLock` template): only
  * the namespace and the length of both are checked.
  */
-export function withNamespace(namespace: string | undefined, path: string): string {
+function withNamespace(namespace: string | undefined, path: string): string {
   if (!namespace) return path;
   if (namespace !== checkedNamespace) checkedNamespace = validateLockPath(namespace);
   return checkLength(namespace + path, path);
