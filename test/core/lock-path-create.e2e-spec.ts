@@ -1,5 +1,5 @@
 /**
- * How a lock path is made (lib/core/recipes/lock-path.ts, ensureLockPath): deepest first, as
+ * How a lock path is made (lib/core/engine/lock-path.ts, ensureLockPath): deepest first, as
  * Curator's creatingParentContainersIfNeeded(). A lock path the server swept once it was empty
  * (a CONTAINER node, every znode.container.checkIntervalMs) while its parent stayed is made
  * again with one create; missing parents are still made, top down, as containers with the
