@@ -222,11 +222,11 @@ export class WaiterQueue {
   private pump(): void {
     if (this.driver.shared) {
       for (const node of new Set(this.waiters.map((w) => w.contender))) {
-        if (mayGrant(node))
-          this.grant(
-            node,
-            this.waiters.filter((w) => w.contender === node),
-          );
+        if (!mayGrant(node)) continue;
+        this.grant(
+          node,
+          this.waiters.filter((w) => w.contender === node),
+        );
       }
     } else if (this.holding.size === 0 && this.confirming === undefined) {
       this.grantNext();
