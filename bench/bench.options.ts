@@ -87,7 +87,7 @@ const FULL: Record<ScenarioName, ScenarioSize> = {
   // Paths used once each (callers 32); --quick uses 1,000.
   'memory-10k': { callers: 32, opsPerCaller: 10_000, warmupOpsPerCaller: 0 },
   // 3 processes x 100 callers, each asking 5 times, granted or timed out, also without --quick:
-  // the burst. Over longer runs the process that takes most changes from burst to burst
+  // the burst the target is set for. Over longer runs the process that takes most changes from burst to burst
   // and the totals even out (20 asks each, batches unbounded: Jain's index 0.994, with a third
   // fewer grants than with bounded batches; bench/README.md "Fair shares under overload").
   'fair-3p': { callers: 100, opsPerCaller: 5, warmupOpsPerCaller: 0 },

@@ -32,8 +32,8 @@ export const SCENARIOS = [
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /**
- * The sessions (connections) a row spreads its callers over, where the row is about that
- * (issue #24 §1): `raw-parallel` is one session, its `-2s`/`-4s` rows split the 32 callers
+ * The sessions (connections) a row spreads its callers over, where the row is about that:
+ * `raw-parallel` is one session, its `-2s`/`-4s` rows split the 32 callers
  * over 2 or 4 raw connections; `many-keys` runs a client with the default options (option
  * `sessions` left out), `many-keys-1s`/`-2s`/`-4s` one with `sessions` 1, 2 or 4.
  */
@@ -62,7 +62,7 @@ export interface ScenarioResult {
   callers: number;
   processes: number;
   /**
-   * The ZooKeeper sessions the row's callers were spread over (issue #24 §1), where the row is
+   * The ZooKeeper sessions the row's callers were spread over, where the row is
    * about that: the raw-parallel and many-keys rows.
    */
   sessions?: number;

@@ -1,6 +1,6 @@
 /**
- * fair-3p: three worker processes under the same overload on one path (issue #36 §6: 300
- * concurrent requests over three instances). Each caller asks `attemptsPerCaller` times with
+ * fair-3p: three worker processes under the same overload on one path (300 concurrent
+ * requests over three instances). Each caller asks `attemptsPerCaller` times with
  * a wait timeout shorter than the queue takes to drain, so some attempts time out; the row
  * reports each process's share of the grants and Jain's fairness index over them.
  */

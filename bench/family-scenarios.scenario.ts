@@ -1,5 +1,5 @@
 /**
- * The lock family's scenarios (issue #9), in one process on one ZkLockClient, 32 callers:
+ * The lock family's scenarios, in one process on one ZkLockClient, 32 callers:
  * rw-read-heavy (90 % reads) and rw-write-only on one path, semaphore-4 (4 leases), and
  * multi-3 (each op locks 3 paths of 8, in the order the caller names them). Each op is acquire,
  * the monitored critical section, release. The monitor counts, with an await inside:

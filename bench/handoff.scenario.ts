@@ -1,5 +1,5 @@
 /**
- * Latency of one handoff between processes (issue #11 §2), on the monotonic clock all processes
+ * Latency of one handoff between processes, on the monotonic clock all processes
  * share: process A (the bench) lets go, process B (handoff.worker.ts) is told.
  * - raw-handoff, the protocol's floor: A deletes a node B watches; from A's delete call to the
  *   notification's arrival in B (one request plus one notification).

@@ -1,5 +1,5 @@
 /**
- * Time to a new leader (issue #23 §4), on the monotonic clock all processes share; the bench
+ * Time to a new leader, on the monotonic clock all processes share; the bench
  * process is one participant, a worker process (leader.worker.ts) the other.
  * - leader-step-down: the bench leads, the worker waits (its watch on our node is set: the
  *   server's watch count says so); from our stepDown() call to the worker's 'isLeader'. Compared

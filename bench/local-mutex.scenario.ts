@@ -1,7 +1,7 @@
 /**
  * local-mutex: same-key-1p's callers and critical section on an in-process async mutex (FIFO,
  * a promise chain; no ZooKeeper, no fencing). What an in-process handoff costs in JavaScript
- * alone, the yardstick for same-key-1p's handoffs inside one process (issue #11 §3).
+ * alone, the yardstick for same-key-1p's handoffs inside one process.
  */
 import type { ScenarioSize } from './bench.options';
 import { checkIntervals, ExclusionMonitor } from './exclusion.monitor';

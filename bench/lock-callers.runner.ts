@@ -1,6 +1,6 @@
 /**
  * Concurrent callers taking locks through one ZkLockClient, each op = acquire, the monitored
- * critical section, release, as the issue defines the scenarios. (Bare acquire() never shares
+ * critical section, release, as the scenarios are defined. (Bare acquire() never shares
  * ownership between callers, so concurrent callers of one path queue. withLock() would add an
  * AsyncLocalStorage scope per op: ~20 us on Node 20, see bench/README.md.)
  * Shared by the in-process scenarios and the worker processes of the 4-process scenarios.

@@ -1,5 +1,5 @@
 /**
- * memory-10k (issue #11 §2): a client process takes and releases 10,000 distinct lock paths
+ * memory-10k: a client process takes and releases 10,000 distinct lock paths
  * once each (32 callers), lets its path cleanup run, collects garbage, and compares its heap
  * with the heap before (after a 2,000-cycle warm-up). The process is the soak suite's worker
  * (test/core/fixtures/soak-worker.ts), so the bench and `npm run test:soak` measure one thing.

@@ -1,5 +1,5 @@
 /**
- * Ours / theirs per scenario, in one run (issue #11 §2's peer targets), met or not. A ratio is
+ * Ours / theirs per scenario, in one run, against the peer targets, met or not. A ratio is
  * only checked when both sides ran; a peer's row that failed or hung is shown as such.
  */
 import { round } from './latency.stats';
@@ -22,7 +22,7 @@ const TARGETS: PeerTarget[] = [
   { scenario: 'uncontended', measure: 'p50', against: 'curator', limit: 0.6 },
   { scenario: 'same-key-1p', measure: 'rate', against: 'curator', limit: 20 },
   { scenario: 'same-key-1p', measure: 'rate', against: 'kazoo', limit: 20 },
-  // #24 (was 2 in #11): past one session's limit, with the client's default options.
+  // Past one session's limit, with the client's default options (several sessions).
   { scenario: 'many-keys', measure: 'rate', against: 'curator', limit: 1.5 },
   { scenario: 'rw-read-heavy', measure: 'rate', against: 'faster', limit: 1 },
   { scenario: 'semaphore-4', measure: 'rate', against: 'faster', limit: 1 },

@@ -1,5 +1,5 @@
 /**
- * `--peers` (issue #11 §1): the bench scenarios through Apache Curator 5.4 (Java) and kazoo 2.8
+ * `--peers`: the bench scenarios through Apache Curator 5.4 (Java) and kazoo 2.8
  * (Python), our own peer programs in bench/peers/, against the same ZooKeeper right after ours.
  * Each runs all its scenarios in one process after a warm-up, so JVM start-up and JIT stay out
  * of the timings; a scenario that does not finish within its deadline gives a row that says so.

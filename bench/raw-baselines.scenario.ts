@@ -33,7 +33,7 @@ export async function cycle(
  * `size.callers` loops in parallel, each on its own parent under `root`. With one session they
  * share one session (as one ZkLockClient would): 1 caller = raw-cycle, 32 callers =
  * raw-parallel. With n (raw-parallel-2s, -4s), caller i runs on `sessions[i % n]`, so the
- * callers are split evenly over n sessions (issue #24 §1).
+ * callers are split evenly over n sessions.
  */
 export function rawLoops(
   sessions: readonly RawZkClient[],

@@ -46,7 +46,7 @@ describe('checkTargets', () => {
     expect(find('same-key-4p', 'violations')).toMatchObject({ value: 1, met: false });
   });
 
-  it("checks the issue's limits: read-heavy on 4 processes, handoff latency, heap, at their edges", () => {
+  it('checks the limits: read-heavy on 4 processes, handoff latency, heap, at their edges', () => {
     const checks = checkTargets({
       'raw-cycle': result('raw-cycle', { p50Ms: 1 }),
       uncontended: result('uncontended', { p50Ms: 1.05 }),
@@ -68,7 +68,7 @@ describe('checkTargets', () => {
     expect(find('memory-10k', 'heap')).toMatchObject({ value: 1.05, met: true });
   });
 
-  it('pairs many-keys with raw-parallel over as many sessions, and checks its client CPU (#24)', () => {
+  it('pairs many-keys with raw-parallel over as many sessions, and checks its client CPU', () => {
     const before = MANY_KEYS_CLIENT_CPU_US_BEFORE_24;
     const checks = checkTargets({
       'raw-parallel': result('raw-parallel', { sessions: 1, opsPerSec: 1000 }),

@@ -1,5 +1,5 @@
 /**
- * The issue's targets, as ratios to the raw baselines measured in the same run.
+ * The bench's targets, as ratios to the raw baselines measured in the same run.
  * A check is only made when both sides of its ratio ran.
  */
 import { round } from './latency.stats';
@@ -26,16 +26,20 @@ function rawCycleRate(results: Results): number | undefined {
 }
 
 /**
- * many-keys' client CPU per op before issue #24's sessions and engine changes, warm: the median
- * of 6 runs of `npx ts-node --transpile-only bench/run.ts --only many-keys` on `b989b44` (its
- * default, one session) with this bench's warm-up of 100 ops per caller, 2026-11-27, load
- * 1.3-2.5: 115-162 us. Each run was followed by one of main's (lib unchanged since 594e500):
+ * The reference for many-keys' client CPU per op: the engine at commit `b989b44` (one session,
+ * its default then), warm. The median of 6 runs of
+ * `npx ts-node --transpile-only bench/run.ts --only many-keys` on `b989b44` with this bench's
+ * warm-up of 100 ops per caller, 2026-11-27, load 1.3-2.5: 115-162 us. Each run was followed by one of main's (lib unchanged since 594e500):
  * 77-98 us, median 92.5 (bench/README.md). The first figure, 197 us, was measured with 10
  * warm-up ops per caller, V8 still optimizing.
  */
 export const MANY_KEYS_CLIENT_CPU_US_BEFORE_24 = 137;
 
-/** The issues' limits (#11 §2, #24), one place. */
+/**
+ * The limits the checks hold a run to, in one place: ratios to the raw baselines of the same run
+ * (p50s, rates, heap growth), ZooKeeper requests per op, a client CPU ratio and a fairness index.
+ * bench/README.md "Targets" gives each as a sentence.
+ */
 export const LIMITS = {
   uncontendedP50: 1.05,
   requestsPerOp: 3,
@@ -43,7 +47,7 @@ export const LIMITS = {
   sameKey4p: 3,
   herdGrowth: 0.5,
   manyKeys: 1.0,
-  /** many-keys' client CPU per op over MANY_KEYS_CLIENT_CPU_US_BEFORE_24 (#24). */
+  /** many-keys' client CPU per op over the reference at `b989b44` (MANY_KEYS_CLIENT_CPU_US_BEFORE_24). */
   manyKeysClientCpu: 0.8,
   readHeavy: 3,
   handoff: 1.2,
@@ -51,14 +55,14 @@ export const LIMITS = {
   /** The server expires a session between one and about 1.25 timeouts (2 s, ticks of 500 ms). */
   leaderCrash: 1.5,
   heap: 1.05,
-  /** Jain's index of the grants of 3 processes under the same overload (#36 §6). */
+  /** Jain's index of the grants of 3 processes under the same overload. */
   fairness: 0.95,
 } as const;
 
 /**
- * many-keys at n sessions against raw-parallel over the same number of connections (#11 §2,
- * #24: 32 paths cost no more than the protocol on as many sessions), and the default client's
- * CPU per op against the figure before #24.
+ * many-keys at n sessions against raw-parallel over the same number of connections (32 paths
+ * cost no more than the protocol on as many sessions), and the default client's CPU per op
+ * against the reference at `b989b44`.
  */
 function manyKeysChecks(results: Results): TargetCheck[] {
   const checks: TargetCheck[] = [];

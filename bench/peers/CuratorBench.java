@@ -1,4 +1,4 @@
-// The bench's Curator peer (issue #11 §1): the bench scenarios through Apache Curator's recipes,
+// The bench's Curator peer: the bench scenarios through Apache Curator's recipes,
 // with the same critical section as ours (who is inside, checked, then a yield) and the same
 // sizes. Run as a single-file program (Java 11+), one JVM for all scenarios so start-up and JIT
 // warm-up stay out of the measured time:

@@ -1,4 +1,4 @@
-"""The bench's kazoo peer (issue #11 §1): the bench scenarios through kazoo's recipes, with the
+"""The bench's kazoo peer: the bench scenarios through kazoo's recipes, with the
 same critical section as ours (who is inside, checked, then a yield) and the same sizes. One
 process for all scenarios, so start-up stays out of the measured time:
   /usr/bin/python3 kazoo_bench.py <connect> <root> <quick|full> [deadline seconds per scenario]

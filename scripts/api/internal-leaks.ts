@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** The queues' callbacks and state that ZkLockClient exposed as public members until #22. */
+/** The queues' callbacks and state, which ZkLockClient must not expose as public members. */
 export const INTERNAL_HOOKS = [
   'connection',
   'nodeData',

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §5: one contract for the lock engine, run against a real ZooKeeper
+ * One contract for the lock engine, run against a real ZooKeeper
  * (zookeeper.contract.e2e-spec.ts) and against the in-memory ZooKeeper that
  * `ZkLockTestingModule.forRoot()` uses (in-memory.contract.spec.ts), so the two cannot drift apart:
  * what a user's unit test sees without ZooKeeper is what production does.

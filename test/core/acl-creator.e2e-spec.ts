@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3: `auth` (digest credentials) and `acl: 'creator'` against a real server. With
+ * `auth` (digest credentials) and `acl: 'creator'` against a real server. With
  * creator-only ACLs nobody else (no credentials, or a wrong password, in other processes) can
  * read, delete or change our lock nodes or queue for the lock; every node of every recipe gets
  * the ACL; bad options fail before connecting. See auth-sessions.e2e-spec.ts for AUTH_FAILED and

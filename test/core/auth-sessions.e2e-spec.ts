@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3: `auth` across connections and sessions against real servers. Servers that
+ * `auth` across connections and sessions against real servers. Servers that
  * refuse the credentials (AUTH_FAILED), at connect or later, end the client with
  * ZooKeeperAuthFailedError and no retry; the credentials are sent again on a reconnect of the
  * same session and in the new session after LOST (creator-only paths stay usable).

@@ -474,9 +474,9 @@ describe('a batch of callers sharing one node, under faults', () => {
           await eventually('the holder learns its node is gone', () => signal.aborted);
           lostReason = signal.reason;
           expect(lock.state).toBe('lost');
-          // The callers still waiting queue again only once this lost holder leaves (issue #12
-          // finding 4): a node of ours queued now would come first and keep every other
-          // process waiting for this code, which no longer holds the lock.
+          // The callers still waiting queue again only once this lost holder leaves: a node of
+          // ours queued now would come first and keep every other process waiting for this
+          // code, which no longer holds the lock.
           expect(await zk.admin.children(path)).toEqual([]);
         }),
       ),

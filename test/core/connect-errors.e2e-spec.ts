@@ -1,5 +1,5 @@
 /**
- * Issue #19 §6: an unresolvable host and a refused connection both reported only "did not answer
+ * An unresolvable host and a refused connection both reported only "did not answer
  * within 10000 ms", the cause hidden. The connect error says which, with what to check. (TLS
  * against a plain client port: tls.e2e-spec.ts, "fails before the handshake, naming
  * secureClientPort".)

@@ -1,9 +1,9 @@
 /**
- * Issue #12 findings 3 and 4, with one client cut off from ZooKeeper by a TCP proxy while the
- * server and the other process (a lock-agent) go on:
- * 3. a batch hands the lock on after a reconnect only once its node is confirmed to exist (an
+ * One client cut off from ZooKeeper by a TCP proxy while the server and the other process (a
+ * lock-agent) go on:
+ * - a batch hands the lock on after a reconnect only once its node is confirmed to exist (an
  *    operator may have deleted it meanwhile, and a remote process taken the lock);
- * 4. a holder whose session is lost, and whose handler ignores the signal, does not keep remote
+ * - a holder whose session is lost, and whose handler ignores the signal, does not keep remote
  *    processes waiting: its process queues again only once that handler has released.
  */
 import { useOwnServer } from './support/own-server';
@@ -20,7 +20,7 @@ describe('a client cut off from ZooKeeper', () => {
   });
   afterEach(() => proxy.close());
 
-  it('finding 3: after a reconnect, a batch re-confirms its node before handing on', async () => {
+  it('after a reconnect, a batch re-confirms its node before handing on', async () => {
     const path = `${zk.root}/batch`;
     const cut = await zk.connect({
       connectionString: proxy.connectionString,
@@ -51,7 +51,7 @@ describe('a client cut off from ZooKeeper', () => {
     await secondLock.release();
   });
 
-  it('finding 3: a self-check that timed out on a live socket is asked again before a batch hands on', async () => {
+  it('a self-check that timed out on a live socket is asked again before a batch hands on', async () => {
     const path = `${zk.root}/check-timed-out`;
     const GET_DATA = 4;
     const GET_CHILDREN2 = 12;
@@ -96,7 +96,7 @@ describe('a client cut off from ZooKeeper', () => {
     await secondLock.release();
   });
 
-  it('finding 4: a lost holder that ignores its signal lets remote processes in after the session timeout', async () => {
+  it('a lost holder that ignores its signal lets remote processes in after the session timeout', async () => {
     const path = `${zk.root}/lost-holder`;
     const cut = await zk.connect({ connectionString: proxy.connectionString });
     const remote = await zk.startAgent();

@@ -28,8 +28,8 @@ const assertHeldPasses = (lock: LockHandle): boolean => {
 describe('a reply cut mid-frame by a connection reset', () => {
   const fixture = useTestRoot('cut-reply');
 
-  // As in the issue: a reply of 93 bytes (a getData of a node holding 1 byte, read by inspect())
-  // cut inside its xid; read through by the next ConnectResponses, it gave both holding. And the
+  // A reply of 93 bytes (a getData of a node holding 1 byte, read by inspect()) cut inside its
+  // xid; read through by the next ConnectResponses, it would give both holding. And the
   // next frame after an inspect() (or a ping reply) cut after 19 bytes: a false loss. The two run
   // at once (each its own proxy, clients and path): each waits two session timeouts.
   it.concurrent.for([

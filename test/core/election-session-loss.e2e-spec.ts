@@ -1,5 +1,5 @@
 /**
- * Issue #23 §1: leadership is held like a lock. A leader whose server goes silent past the
+ * Leadership is held like a lock. A leader whose server goes silent past the
  * session timeout (the server frozen with SIGSTOP) is told it may have lost leadership: its
  * signal aborts with LockLostError and 'notLeader' says 'lost'; it does not count as leader while
  * its session is suspended; once ZooKeeper is back it joins again and leads with a greater token.

@@ -1,5 +1,5 @@
 /**
- * Issue #36 §6: processes with the same load get the same share of a lock's grants, batching
+ * Processes with the same load get the same share of a lock's grants, batching
  * or not (docs/design.md "Ownership and batching inside one process": a node serves at most
  * MAX_BATCH callers). Three processes each queue 100 callers while the lock is held; the
  * order of the grants comes from the fencing tokens, which grow from grant to grant.

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.8: fencing tokens grow strictly from one holder to the next, over 1,000+ handoffs
+ * Fencing tokens grow strictly from one holder to the next, over 1,000+ handoffs
  * between processes, also when the lock node (the parent of the queue nodes) is removed when
  * empty and created again (parentCleanupDelayMs 0 in some rounds).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.2: processes that queue one after another while the lock is held get it in that
+ * Processes that queue one after another while the lock is held get it in that
  * order, and each next holder sees a larger fencing token.
  */
 import { LockAgent, tokenOf } from './support/agents';

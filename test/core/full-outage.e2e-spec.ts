@@ -1,5 +1,5 @@
 /**
- * Issue #32 §5: after a full outage, the nodes of the sessions our clients declared lost
+ * After a full outage, the nodes of the sessions our clients declared lost
  * blocked every lock until the server expired those sessions. A restarted server restores the
  * sessions of its log and expires them a session timeout after its start; meanwhile their nodes
  * (a lost holder's, and the nodes its waiters had before they queued again in a new session)

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §3: a half-open connection (server frozen, socket still open) is detected by our own
+ * A half-open connection (server frozen, socket still open) is detected by our own
  * liveness clock from the missing ping replies and treated as a disconnect. Without that clock,
  * node-zookeeper-client would report "connected" for as long as the server stays frozen.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.5: a holder process killed with SIGKILL cannot release; ZooKeeper deletes its
+ * A holder process killed with SIGKILL cannot release; ZooKeeper deletes its
  * ephemeral node when its session expires, and the next waiter gets the lock then (not before).
  */
 import { exited } from './support/agents';

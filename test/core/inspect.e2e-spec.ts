@@ -1,5 +1,5 @@
 /**
- * Issue #19 §5: inspect() orders every node style by its sequence and names every holder (the
+ * `inspect()` orders every node style by its sequence and names every holder (the
  * readers that hold together, or the writer); a semaphore lists who holds a lease and who waits,
  * in order. Each contender is its own client (its own session), so it queues like another process.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.10: invalid lock paths are rejected with InvalidLockPathError before anything is
+ * Invalid lock paths are rejected with InvalidLockPathError before anything is
  * sent: the server's packet counter does not move.
  */
 import { InvalidLockPathError, MAX_LOCK_PATH_BYTES, ZkLockClient, ZkLockError } from '../../lib';
@@ -92,8 +92,8 @@ describe('invalid lock paths', () => {
   });
 
   it(`rejects a path over ${MAX_LOCK_PATH_BYTES} bytes (namespace included) before sending anything`, async () => {
-    // Issue #19 §3: a path longer than the server's jute.maxbuffer (1 MB) made it drop the
-    // connection on every request naming it, forever. With the namespace of `namespaced`, a
+    // A path longer than the server's jute.maxbuffer (1 MB) makes it drop the connection on
+    // every request naming it, forever. With the namespace of `namespaced`, a
     // path that fits alone is over the limit.
     const namespaced = await ZkLockClient.connect({
       connectionString: server.connectionString,

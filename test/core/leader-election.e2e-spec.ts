@@ -1,5 +1,5 @@
 /**
- * Issue #23 §1: a leader election on the lock engine, in Curator LeaderLatch's node layout:
+ * A leader election on the lock engine, in Curator LeaderLatch's node layout:
  * leadership in the order participants joined, stepDown() and close() handing it on, a fencing
  * token that grows from leader to leader (also across re-creation of the path), a signal that
  * aborts when our node is deleted, the participants' ids from node data, errors that name the

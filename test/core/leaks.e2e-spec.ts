@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.9: after 10,000 lock cycles over 1,000 distinct paths nothing is left behind:
+ * After 10,000 lock cycles over 1,000 distinct paths nothing is left behind:
  * no znodes under the test root, no extra server watches, no extra timers, sockets or listeners.
  */
 import { setMaxListeners } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * Issue #5: handoffs between callers of one process do not each cost a ZooKeeper node (one node
+ * Handoffs between callers of one process do not each cost a ZooKeeper node (one node
  * serves a batch), yet never go ahead of a remote node that queued earlier (docs/design.md
  * "Ownership and batching inside one process").
  */

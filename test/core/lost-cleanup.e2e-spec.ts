@@ -1,15 +1,16 @@
 /**
  * What a holder lost during an outage leaves behind once ZooKeeper is back.
  *
- * Issue #19 §6: a lock lost during an outage left its empty lock path behind. The server restores
+ * A lock lost during an outage must not leave its empty lock path behind. The server restores
  * the old session from its log when it restarts and keeps the lost holder's node until it expires
- * that session, a session timeout later; released before then, the node stayed (nobody deletes
- * it: its session is no longer ours) and cleanup found the path in use and never came back. The
- * session timeout is long enough that the new session is up well before the old one expires, so
- * the release meets the node still there on any machine (with 4 s it did only on a fast one).
+ * that session, a session timeout later; released before then, the node stays unless the release
+ * deletes it (nobody else does: its session is no longer ours), and cleanup finds the path in use
+ * and never comes back. The session timeout is long enough that the new session is up well
+ * before the old one expires, so the release meets the node still there on any machine (with 4 s
+ * it does only on a fast one).
  *
- * Issue #32 §4: a semaphore lease lost the same way kept its node: its release skipped the delete
- * for a session lost by our clock, and the next client waited for the server to expire the old
+ * A semaphore lease lost the same way must not keep its node: a release that skips the delete
+ * for a session lost by our clock leaves the next client waiting for the server to expire the old
  * session. The outage there lasts past the lost session's own attempts to close itself on the
  * server (a session timeout after the loss), so only the release can delete the node.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #9 §4: the multi-path lock (acquireAll / withLockAll). All or nothing, one canonical
+ * The multi-path lock (acquireAll / withLockAll). All or nothing, one canonical
  * order (no deadlock between {a,b} and {b,a}), one wait budget, release of what was taken on a
  * timeout or an abort, release in reverse order, a signal that aborts when any member is lost.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.1: 4 OS processes x 8 concurrent callers take one lock and do a read-modify-write
+ * 4 OS processes x 8 concurrent callers take one lock and do a read-modify-write
  * of a shared counter file with an await in the middle. Without mutual exclusion updates get lost
  * and the enter/exit log shows overlapping critical sections.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3: `namespace` isolates applications. Processes in two namespaces lock the same
+ * `namespace` isolates applications. Processes in two namespaces lock the same
  * path at the same time without seeing each other (no exclusion, no node in the other's tree,
  * nothing in the other's inspect()), while processes of one namespace exclude as usual; no lock
  * path, however written, reaches into another namespace.

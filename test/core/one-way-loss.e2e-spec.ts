@@ -1,5 +1,5 @@
 /**
- * Issue #19 §2: with client->server bytes lost (one-way loss, by a TCP proxy), watch
+ * With client->server bytes lost (one-way loss, by a TCP proxy), watch
  * notifications keep coming from the server until it expires the session. They prove nothing
  * about whether the server hears us: only answers to our own requests (replies, ping replies)
  * may keep the session clock going. Otherwise the muted holder is granted new locks on

@@ -1,5 +1,5 @@
 /**
- * Issue #19 §3: a ZooKeeper server drops the connection on every request longer than its
+ * A ZooKeeper server drops the connection on every request longer than its
  * `jute.maxbuffer` (1 MB by default). A lock path that long made recovery of the "in doubt"
  * create list the same path forever (~450 reconnects a second), ignore the caller's timeout, and
  * keep close() pending. Here the server's jute.maxbuffer is 2 KB, so a 3 KB path (under the

@@ -1,5 +1,5 @@
 /**
- * Issue #9 §2: the read/write lock. Readers share (across processes), writers exclude, a writer
+ * The read/write lock. Readers share (across processes), writers exclude, a writer
  * that queued is never starved by later readers, downgrade works without letting a queued writer
  * in (CURATOR-621), upgrade fails at once, writer tokens grow, Curator's node names.
  */

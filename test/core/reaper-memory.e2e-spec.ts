@@ -1,5 +1,5 @@
 /**
- * Issue #19 §4: two clients that take many distinct paths in turn (per-order keys across two
+ * Two clients that take many distinct paths in turn (per-order keys across two
  * instances) keep nothing about a path in memory once it is gone from ZooKeeper. The first
  * client created each path; the second, which used it last, removed it: the first client's
  * cleanup must not remember it (it kept ~130 bytes per path in its set of created

@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 6: the cleanup of idle lock paths removes only nodes created as lock paths
+ * The cleanup of idle lock paths removes only nodes created as lock paths
  * by this library, that nobody else has written data to, with the version it just read. A
  * template value can name any node (`/app/{name}` with name=config): such a node must survive,
  * and so must another session's ephemeral node.

@@ -1,5 +1,5 @@
 /**
- * Issue #19 §8: a new ZooKeeper session opened synchronously inside a `withLock` scope (the
+ * A new ZooKeeper session opened synchronously inside a `withLock` scope (the
  * scope's assertHeld() found the old session lost) must not carry that scope's
  * AsyncLocalStorage context into the new session's socket callbacks. Otherwise a listener
  * called from there (a 'state' listener on RECONNECTED) that takes a lock sees the scope's

@@ -1,5 +1,5 @@
 /**
- * Issue #9 §3, Curator's known semaphore faults: leases kept after a lost session (CURATOR-595)
+ * Curator's known semaphore faults: leases kept after a lost session (CURATOR-595)
  * and orphaned lease nodes (CURATOR-315, -462). On a server of this file's own, frozen past the
  * session timeout.
  */

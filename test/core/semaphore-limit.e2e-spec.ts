@@ -1,5 +1,5 @@
 /**
- * Issue #19 §7: a semaphore used with two different maxLeases would let in more holders than the
+ * A semaphore used with two different maxLeases would let in more holders than the
  * smaller limit allows. Refused in one process before anything is sent, and across processes by
  * the limit recorded on `<path>/leases` (whose data Curator neither reads nor writes), both with
  * an error naming the path and both limits. Once every lease is gone, a new limit may be used.

@@ -1,5 +1,5 @@
 /**
- * Issue #9 §3: the semaphore. Never more than maxLeases holders at once across processes, also
+ * The semaphore. Never more than maxLeases holders at once across processes, also
  * when a holder crashes; Curator InterProcessSemaphoreV2's layout; bad input refused before any
  * request; nothing left behind after a timeout, an abort or close().
  */
@@ -148,7 +148,7 @@ describe('semaphore', () => {
         return (await zk.admin.children(leases)).length === 1;
       });
     }
-    // Before the fix no round was aborted: the grant never looked at the signal.
+    // A grant that never looks at the signal aborts no round.
     expect(aborted).toBeGreaterThan(0);
     await held.release();
   });

@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 5: ZooKeeper's sequence suffix is the lock node's signed 32-bit child-version
+ * ZooKeeper's sequence suffix is the lock node's signed 32-bit child-version
  * counter of creates. The server here starts from a snapshot (written by ZooKeeper's own classes) whose lock
  * nodes have a counter near 2^31, as on a path that was never idle for two billion locks. Nobody
  * may queue past the guard: the path drains, is re-created (counter 0, larger czxid) and locking

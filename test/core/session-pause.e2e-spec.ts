@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 2 and #13 §2.4/§4: a holder process frozen (SIGSTOP, or an event loop blocked
+ * A holder process frozen (SIGSTOP, or an event loop blocked
  * by a busy CPU) for longer than its session timeout. Meanwhile the server expires its session
  * and another process takes the lock. When it wakes, no caller of its batch may be handed the
  * lock on the strength of a session that was silent (the session still reads `connected` until
@@ -100,9 +100,9 @@ describe('a holder process frozen past its session timeout', () => {
     },
   );
 
-  // A regression guard: it also passed before the fix, because after SIGCONT Node runs the
-  // session clock's due timer before it reads the socket, and that timer dropped the socket with
-  // the event in it. The other order (data read first) is covered by session-clock.spec.ts.
+  // A regression guard: it would pass even without the check it guards, because after SIGCONT
+  // Node runs the session clock's due timer before it reads the socket, and that timer drops the
+  // socket with the event in it. The other order (data read first) is covered by session-clock.spec.ts.
   it.concurrent(
     'takes no buffered "predecessor deleted" event read after the freeze as proof of life',
     async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 1: a client with several sessions (option `sessions`). Every lock path uses one
+ * A client with several sessions (option `sessions`). Every lock path uses one
  * session, the same for a mutex, both sides of a read/write lock, a semaphore (its `locks` and
  * `leases`) and an election on that path; a session expired on the server loses only its own
  * locks, each reported with the session named, while the other sessions' locks stay held; the
@@ -316,7 +316,7 @@ describe('a client with several sessions', () => {
         changes.some((c) => c.index === a && c.state === 'SUSPENDED'),
       );
       proxy.releaseRequests();
-      // Before the fix: ZooKeeperUnavailableError, as if session b were disconnected.
+      // Not ZooKeeperUnavailableError: session a's loss says nothing about session b.
       const lock = await tried;
       expect(lock).not.toBeInstanceOf(Error);
       expect(lock).toMatchObject({ state: 'held' });

@@ -98,7 +98,7 @@ describe('timeout, abort and tryAcquire while another process holds', () => {
 });
 
 /**
- * Issue #24: the deadline bounds waiting, not the requests of an acquire (docs/design.md
+ * The deadline bounds waiting, not the requests of an acquire (docs/design.md
  * "Deadlines", as Curator's InterProcessMutex.acquire(time, unit)). A wait that ends while its
  * node is created and listed on a connected session is answered by that listing; it ended at
  * once, so a free lock with `waitTimeoutMs: 1` failed with LockTimeoutError where
@@ -249,7 +249,8 @@ describe('a short waitTimeoutMs bounds the wait, not the requests of the acquire
       const path = await freeLock('create-in-doubt');
       proxy.holdRequests();
       const error = await slow.acquire(path, { waitTimeoutMs: 20 }).catch((e: unknown) => e);
-      // Before the fix it waited for the connection to be dropped (2/3 of the session timeout).
+      // Not bounded by the deadline, it would wait for the connection to be dropped (2/3 of the
+      // session timeout).
       expect(slow.state).toBe('CONNECTED');
       expect(error).toBeInstanceOf(LockTimeoutError);
       proxy.releaseRequests();

@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3: TLS to ZooKeeper's secureClientPort (Netty, ssl.clientAuth=need) with
+ * TLS to ZooKeeper's secureClientPort (Netty, ssl.clientAuth=need) with
  * certificates made at run time: mutual TLS works for locking across processes, and every
  * refusal (an untrusted client certificate, none, an untrusted server, the wrong port or name)
  * fails with a ZooKeeperUnavailableError that says what to change.

@@ -1,5 +1,5 @@
 /**
- * Issue #19 §6: tryAcquire() ("no waiting") waited 14.5 s during an outage before failing. With
+ * `tryAcquire()` ("no waiting") during an outage does not wait for a session (14.5 s here). With
  * no connected session it answers at once with ZooKeeperUnavailableError, sending nothing; a
  * try under way when the connection drops answers then.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 1: a create whose reply is lost, recovered from a listing that does not show
+ * A create whose reply is lost, recovered from a listing that does not show
  * it yet (on an ensemble, a member that has not applied the create), is created a second time.
  * The first node has our uuid, a lower sequence, and lives as long as our session: unless every
  * listing deletes other nodes with our uuid, we wait behind our own node, and so does everyone.
@@ -49,7 +49,7 @@ function loseFirstCreateReply(
   return () => lost;
 }
 
-describe('uncertain create (issue #12 finding 1)', () => {
+describe('uncertain create', () => {
   const zk = useCoreFixture('uncertain-create', { parentCleanupDelayMs: 100 });
   const clients: ZkLockClient[] = [];
   afterAll(() => Promise.all(clients.map((c) => c.close())));

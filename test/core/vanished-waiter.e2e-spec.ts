@@ -1,5 +1,5 @@
 /**
- * Issue #19 §1: a waiter whose own node someone deleted (an operator, a `deleteall` while
+ * A waiter whose own node someone deleted (an operator, a `deleteall` while
  * callers wait) is never granted the lock on it. Without a check, "the only node ahead of ours
  * is gone, so we are first" grants it while the next node in line is granted too: two holders.
  * The caller whose node vanished queues again, behind whoever queued meanwhile (docs/design.md

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.7: a waiting process is frozen (SIGSTOP, like a long GC pause) until ZooKeeper
+ * A waiting process is frozen (SIGSTOP, like a long GC pause) until ZooKeeper
  * expires its session and deletes its queue node. When it wakes up it either queues again in a
  * new session and eventually gets the lock, or, if its waitTimeoutMs has passed, fails with
  * LockTimeoutError and leaves nothing behind.
@@ -73,7 +73,7 @@ describe('a waiter whose session expires', () => {
     const answer: AgentReply = await reply;
     expect(answer).toMatchObject({ type: 'error', name: 'LockTimeoutError' });
     // A later request proves the agent has a working session again; its old wait left nothing.
-    // (A try fails at once until the new session is connected: issue #19 §6a.)
+    // (A try fails at once until the new session is connected: try-outage.e2e-spec.ts.)
     await eventually(
       'a try succeeds on the new session',
       async () =>

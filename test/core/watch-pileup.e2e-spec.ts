@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 8: callers that give up (failed tryAcquire, timed-out waiters) and
+ * Callers that give up (failed tryAcquire, timed-out waiters) and
  * reconnects must not leave watch callbacks behind in the session's wire: 200 tries against a
  * long hold leave at most one callback on the watched node, no MaxListenersExceededWarning, and
  * the server's watch count on the file's root stays bounded; so do 10 reconnects of a waiting client.
@@ -19,7 +19,7 @@ function dataCallbacks(client: ZkLockClient, path: string): number {
   return session.wire.watcherCount('data', path);
 }
 
-describe('watch callbacks of callers that gave up (issue #12 finding 8)', () => {
+describe('watch callbacks of callers that gave up', () => {
   const zk = useCoreFixture('watch-pileup');
   const warnings: Error[] = [];
   const onWarning = (warning: Error): void => void warnings.push(warning);

@@ -1,5 +1,5 @@
 /**
- * Issue #2 §5.6: ZooKeeper goes away under a held lock. Back within the session timeout: the
+ * ZooKeeper goes away under a held lock. Back within the session timeout: the
  * session survives, the lock is still ours ('uncertain' then 'held'), its signal never aborts.
  * Away for longer than the session timeout: the signal aborts with LockLostError, and another
  * client can take the lock once ZooKeeper is back.

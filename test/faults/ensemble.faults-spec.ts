@@ -1,6 +1,6 @@
 /**
- * Issue #13 §2 (`npm run test:faults`): 4 contender processes on a 3-node ensemble while its
- * members fail. Every critical section does a read-modify-write on a fenced store
+ * 4 contender processes on a 3-node ensemble while its members fail (`npm run test:faults`).
+ * Every critical section does a read-modify-write on a fenced store
  * (support/fault-run.ts); pass/fail is decided by the safety detectors (overlapping accepted
  * sections, lost updates, store value vs accepted writes) and by progress after each fault,
  * never by timing. Figures are printed for RELIABILITY.md.

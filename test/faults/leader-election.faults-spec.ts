@@ -1,5 +1,5 @@
 /**
- * Issue #23 §3, the proof of leader election (`npm run test:faults`): a 3-node ensemble, 3 Nest
+ * The proof of leader election (`npm run test:faults`): a 3-node ensemble, 3 Nest
  * app instances as OS processes (fixtures/leader.app.ts) taking part in one election through
  * `@OnLeadershipGranted`/`@OnLeadershipRevoked`/`@LeaderElection`, and a fenced register in the
  * test process that every leader writes to with its fencing token (support/fenced-register.ts).
@@ -7,7 +7,7 @@
  * two participants' accepted writes interleave or share a token, no write refused from an
  * instance that believed it led, no two tenures overlapping, each new leader's token above the
  * last) and from progress after each fault; every instance must end by itself on SIGTERM.
- * The two times the issue bounds are measured on the one monotonic clock and printed:
+ * The two times the proof bounds are measured on the one monotonic clock and printed:
  * - a new leader after the leader is SIGKILLed: within the session timeout plus
  *   FAILOVER_MARGIN_MS (the server expires the session up to one tick late, then one
  *   notification and a grant; the margin is generous for a loaded machine);

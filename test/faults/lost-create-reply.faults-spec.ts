@@ -1,5 +1,5 @@
 /**
- * Issue #13 §2.6: a reply lost between `create` and its answer. A client reaches a follower
+ * A reply lost between `create` and its answer. A client reaches a follower
  * through a TCP proxy; the follower is SIGSTOPped right after the proxy passed it the client's
  * create of its lock node. The follower may have forwarded the create to the leader or not, and
  * it may try to forward it when it is resumed. The client hears nothing, moves to another member

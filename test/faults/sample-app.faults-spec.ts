@@ -1,5 +1,5 @@
 /**
- * Issue #13 §2.7: the sample app, three instances on PostgreSQL and a 3-node ensemble (each
+ * The sample app, three instances on PostgreSQL and a 3-node ensemble (each
  * instance given all three members), 1,000 concurrent orders on one product while the
  * ensemble's leader is killed and later restarted. Zero oversold, stock + sold exact, and every
  * request answered (201, 409 or 503) within its wait: none hangs.

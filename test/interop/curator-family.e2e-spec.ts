@@ -1,5 +1,5 @@
 /**
- * Issue #9 §5: Curator's InterProcessReadWriteLock and InterProcessSemaphoreV2 (5.4, in its own
+ * Curator's InterProcessReadWriteLock and InterProcessSemaphoreV2 (5.4, in its own
  * JVM) and this library's read/write lock and semaphore on the same paths: readers share across
  * both, writers exclude both, a queued writer is not overtaken by a later reader of the other
  * client, and a semaphore's limit holds across both.

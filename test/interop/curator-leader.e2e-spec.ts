@@ -1,5 +1,5 @@
 /**
- * Issue #23 §1: Apache Curator's LeaderLatch (5.4, Debian's package, in its own JVM) and this
+ * Apache Curator's LeaderLatch (5.4, Debian's package, in its own JVM) and this
  * library's election on the same paths are one election: one leader at a time across both, and
  * leadership moves both ways, Java -> Node and Node -> Java, when the leader leaves (close,
  * stepDown) and when its process is killed (its session expires).

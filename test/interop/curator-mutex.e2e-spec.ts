@@ -1,5 +1,5 @@
 /**
- * Issue #9 §5: Apache Curator's InterProcessMutex (5.4, Debian's package, in its own JVM) and
+ * Apache Curator's InterProcessMutex (5.4, Debian's package, in its own JVM) and
  * this library's mutex on the same paths: they exclude each other both ways, and processes get
  * the lock in the order they queued, whichever client they use.
  */

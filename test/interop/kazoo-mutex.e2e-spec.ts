@@ -1,5 +1,5 @@
 /**
- * Issue #9 §5: kazoo 2.8's Lock (Python, in its own process) and our mutex on the same paths.
+ * kazoo 2.8's Lock (Python, in its own process) and our mutex on the same paths.
  * kazoo names its nodes `<uuid>__lock__<seq>` and counts other clients' nodes as contenders only
  * when told their pattern (`extra_lock_patterns=["-lock-"]`, as our peer does); our ordering
  * reads kazoo's names. With that, they exclude each other both ways and keep FIFO order.

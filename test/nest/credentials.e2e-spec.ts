@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3: credentials never appear in logs, error messages or inspect() output. An
+ * Credentials never appear in logs, error messages or inspect() output. An
  * application with `auth` (and a TLS client key with a passphrase) runs through every event the
  * NestJS event logger writes (acquire, release, timeout, loss, disconnect, reconnect) and every
  * error path we can trigger (unreachable servers, a malformed connection string, AUTH_FAILED,

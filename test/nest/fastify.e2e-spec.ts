@@ -1,5 +1,5 @@
 /**
- * Issue #10 §3: `@DistributedLock` on route handlers of three Fastify applications
+ * `@DistributedLock` on route handlers of three Fastify applications
  * (`@nestjs/platform-fastify`) in their own processes: requests on one path never overlap,
  * whichever instance takes them; a busy lock answers 409 as on Express.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §5: a user's decorated service unit-tested with `ZkLockTestingModule.forRoot()`, no
+ * A user's decorated service unit-tested with `ZkLockTestingModule.forRoot()`, no
  * ZooKeeper server: the example of docs/nestjs/testing.md, run.
  */
 import { Injectable } from '@nestjs/common';

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §3: `@DistributedLock` on GraphQL resolvers (Apollo driver, code-first), three
+ * `@DistributedLock` on GraphQL resolvers (Apollo driver, code-first), three
  * instances in their own processes: mutations on one product run one at a time, a query takes
  * one lock per resolver call (not per field), and a busy lock is a GraphQL error with
  * `extensions.code: 'LOCK_TIMEOUT'`.
@@ -69,7 +69,7 @@ describe('@DistributedLock on GraphQL resolvers, 3 instances', () => {
     expect((await holding).data).toEqual({ hold: 'g' });
   });
 
-  it('answers the same when a plain resolver calls a locked service (issue #21 §1)', async () => {
+  it('answers the same when a plain resolver calls a locked service', async () => {
     const holding = gql(0, `mutation { hold: holdFirst(key: "q", ms: ${scaled(5_000)}) }`);
     let error: { extensions: { code: string; status: number } } | undefined;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {

@@ -1,5 +1,5 @@
 /**
- * Issue #12 finding 11: results consumed after the method returns hold the lock until they have
+ * Results consumed after the method returns hold the lock until they have
  * finished: a stream (Readable, StreamableFile) from a string-template handler (interceptor) and
  * from a function-template handler (wrapper), a response the handler writes itself (@Res()), an
  * async generator and a Promise<Observable> from a service, and an endless Observable streamed
@@ -85,7 +85,7 @@ function startGet(port: number, path: string): Promise<{ first: string; rest: Pr
   });
 }
 
-describe('lazy results hold the lock until they have finished (issue #12 finding 11)', () => {
+describe('lazy results hold the lock until they have finished', () => {
   const namespace = testNamespace('lazy-results');
   const lockApp = useLockApp(
     { controllers: [LazyController], providers: [LazyService] },

@@ -1,5 +1,5 @@
 /**
- * Issue #23 §2: a service with `@LeaderElection` and leadership hooks unit-tested with
+ * A service with `@LeaderElection` and leadership hooks unit-tested with
  * `ZkLockTestingModule.forRoot()`, no ZooKeeper server: the instance leads alone, a test that
  * expires the sessions sees leadership lost (hook, signal) and taken again with a greater token.
  * Without any ZkLockModule the bootstrap fails, naming the method.

@@ -1,5 +1,5 @@
 /**
- * Issue #23 §2: `@LeaderElection` runs a method only on the instance that leads (skipped, as
+ * `@LeaderElection` runs a method only on the instance that leads (skipped, as
  * `onBusy: 'skip'`, elsewhere; also under `@Interval`), leadership hooks fire with the signal and
  * the fencing token, LeaderElectionService answers who leads and steps down, a shutdown hands
  * leadership over before anything else is torn down (the node is gone when close() returns,

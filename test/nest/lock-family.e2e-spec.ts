@@ -1,5 +1,5 @@
 /**
- * Issue #9: the lock family through the injectable LockService (read/write lock, semaphore,
+ * The lock family through the injectable LockService (read/write lock, semaphore,
  * multi-path lock) in a Nest application on the test ZooKeeper, with the module's namespace.
  */
 import { Injectable } from '@nestjs/common';

@@ -1,5 +1,5 @@
 /**
- * Issue #9 §2-§4, the decorator forms of the lock family: `@DistributedLock(path, { mode })` for
+ * The decorator forms of the lock family: `@DistributedLock(path, { mode })` for
  * the read/write lock (on a service and on a route handler), `@DistributedSemaphore` for a
  * limit, and a path function returning several paths for the multi-path lock.
  */

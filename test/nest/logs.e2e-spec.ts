@@ -1,5 +1,5 @@
 /**
- * Issue #21 §5: what the module logs. One line at connect (the connection string, never the
+ * What the module logs. One line at connect (the connection string, never the
  * credentials, and the session id); per-lock lines at verbose only; no error and no stack for an
  * expected outcome (a skip job whose one try meets the shutdown).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §3: `@DistributedLock` on microservice handlers (`@MessagePattern`, `@EventPattern`,
+ * `@DistributedLock` on microservice handlers (`@MessagePattern`, `@EventPattern`,
  * TCP transport), three instances in their own processes contending on one product. Templates
  * read the `@Payload()`; lock errors reach the client as `{ code, status, message }`.
  */
@@ -114,7 +114,7 @@ describe('@DistributedLock on a TCP microservice, 3 instances', () => {
     expect(await holding).toBe('held k');
   });
 
-  it('answers the same when a plain handler calls a locked service (issue #21 §1)', async () => {
+  it('answers the same when a plain handler calls a locked service', async () => {
     const holding = send(0, 'hold-first', { key: 'p', ms: scaled(5_000) });
     let error: unknown;
     for (let attempt = 0; attempt < 100 && !error; attempt++) {

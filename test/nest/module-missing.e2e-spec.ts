@@ -1,5 +1,5 @@
 /**
- * Issue #10 §1: one way to reach the LockService (Nest injects it into the instances it creates).
+ * One way to reach the LockService (Nest injects it into the instances it creates).
  * A class with `@DistributedLock` methods in an application without ZkLockModule, or in a module
  * that cannot see it, fails the bootstrap naming the method, instead of its first call. With the
  * module, the class's own onApplicationBootstrap still runs. An instance Nest did not create

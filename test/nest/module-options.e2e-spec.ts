@@ -1,5 +1,5 @@
 /**
- * Issue #21 §3: every module option is checked at bootstrap, before connecting, naming the
+ * Every module option is checked at bootstrap, before connecting, naming the
  * option; the module's waitTimeoutMs is the default of every wait, LockService's included.
  */
 import { Test } from '@nestjs/testing';

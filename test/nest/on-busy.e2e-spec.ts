@@ -1,5 +1,5 @@
 /**
- * Issue #10 §2: `onBusy: 'skip'` and `minHoldMs` on a real ZooKeeper. A busy lock skips the
+ * `onBusy: 'skip'` and `minHoldMs` on a real ZooKeeper. A busy lock skips the
  * method (undefined, an empty Observable, 200 on HTTP) and emits `skipped`; a lock error inside
  * the method is not a skip; `minHoldMs` keeps the lock after a fast method, hands the result out
  * at once, and ends with the application.

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §2, run-once jobs: three Nest applications in three processes (three ZooKeeper
+ * Run-once jobs: three Nest applications in three processes (three ZooKeeper
  * sessions) schedule the same @nestjs/schedule job under
  * `@DistributedLock('/jobs/nightly', { onBusy: 'skip', minHoldMs })` (test/nest/fixtures/
  * schedule.app.ts). Their wall clocks are offset by 0, +1 s and +2 s (shifted-clock.ts), so

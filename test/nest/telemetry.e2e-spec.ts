@@ -325,7 +325,7 @@ class Bills {
   }
 }
 
-describe('telemetry labels of decorated calls (issue #21 §4)', () => {
+describe('telemetry labels of decorated calls', () => {
   const otel = new TestTelemetry();
   const fixture = useLockApp(
     { providers: [Bills] },

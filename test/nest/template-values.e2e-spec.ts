@@ -1,5 +1,5 @@
 /**
- * Issue #13 §3, property-based against a real ZooKeeper: arbitrary values (any UTF-16 text, lone
+ * Property-based against a real ZooKeeper: arbitrary values (any UTF-16 text, lone
  * surrogates, "..", "/", numbers, objects, nothing) given to a decorated service method either
  * lock exactly the path with each value encoded into its own segment, below the namespace, or
  * fail with an InvalidLockPathError naming the template before anything is locked.

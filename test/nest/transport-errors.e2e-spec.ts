@@ -1,5 +1,5 @@
 /**
- * Issue #21 §1, §2: a lock error answers with the transport's status and a stable code from
+ * A lock error answers with the transport's status and a stable code from
  * wherever it was thrown while a request is handled: a plain controller calling a
  * `@DistributedLock` service method, `LockService` in a guard, a service method missing a
  * template value. The other holder is another ZooKeeper session. Client bodies carry

@@ -1,5 +1,5 @@
 /**
- * Issue #10 §3: `@DistributedLock` on WebSocket gateway handlers (`@nestjs/platform-ws`), three
+ * `@DistributedLock` on WebSocket gateway handlers (`@nestjs/platform-ws`), three
  * instances in their own processes: messages on one product from three sockets are handled one
  * at a time; a busy lock becomes a WsException `{ code: 'LOCK_TIMEOUT', status: 409 }`.
  */
@@ -75,7 +75,7 @@ describe('@DistributedLock on a WebSocket gateway, 3 instances', () => {
     await waitFor(() => replies[0].some((r) => r.event === 'held'), 'the first hold to end');
   });
 
-  it('sends the same when a plain handler calls a locked service (issue #21 §1)', async () => {
+  it('sends the same when a plain handler calls a locked service', async () => {
     replies[1].length = 0;
     sockets[0].send(
       JSON.stringify({ event: 'hold-first', data: { key: 'v', ms: scaled(5_000) } }),

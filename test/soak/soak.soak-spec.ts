@@ -1,11 +1,11 @@
 /**
- * Issue #13 §4, soak and limits (`npm run test:soak`; CI runs it after `npm test`):
+ * Soak and limits (`npm run test:soak`; CI runs it after `npm test`):
  * - 100,000 lock cycles over 10,000 distinct paths from 4 processes leave no znode behind, the
  *   server's watch count where it started, and each client's heap flat (RSS reported);
  * - 10,000 callers waiting on one path in one process cost ZooKeeper at most `maxNodesPerPath`
  *   nodes of that process and bounded memory, are served FIFO, and cancelling half of them leaves
  *   nothing behind.
- * - two clients that take 18,000 distinct paths in turn (issue #19 §4: per-order keys across two
+ * - two clients that take 18,000 distinct paths in turn (per-order keys across two
  *   instances, one creates a path and the other removes it) keep nothing per path: the heap's
  *   slope over rounds of fresh paths stays under a few bytes per path.
  * Figures are printed (and go into RELIABILITY.md); only the properties decide pass/fail.
@@ -33,8 +33,9 @@ const TURN_ROUNDS = 6;
 const TURN_PATHS = 3_000;
 const TURN_CONCURRENCY = 16;
 /**
- * Bytes per path the heap may grow by (its slope over the rounds): noise only. The leak of
- * issue #19 §4 was ~130 bytes per path; a kept lock handle is several hundred.
+ * Bytes per path the heap may grow by (its slope over the rounds): noise only. A cleanup that
+ * remembers its created directories keeps ~130 bytes per path; a kept lock handle is several
+ * hundred.
  */
 const TURN_SLOPE_LIMIT = 32;
 

@@ -1,5 +1,5 @@
 /**
- * The fenced register of the leader-election proof (issue #23 §3): the one resource every leader
+ * The fenced register of the leader-election proof: the one resource every leader
  * writes to, with its leadership's fencing token. It accepts a write only when the token is at
  * least the highest it has accepted (docs/design.md "Fencing tokens"), and records every write,
  * accepted or refused, in arrival order, for the detector (leadership-detector.ts).

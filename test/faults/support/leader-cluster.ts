@@ -1,5 +1,5 @@
 /**
- * The leader-election proof's harness (issue #23 §3): app instances (fixtures/leader.app.ts) as
+ * The leader-election proof's harness: app instances (fixtures/leader.app.ts) as
  * OS processes, one fenced register (fenced-register.ts) they all write to, and what each
  * instance reported (granted, aborted, revoked, cron firings) on the one monotonic clock.
  * Instances live in slots: a slot's instance can be killed, stopped, paused and replaced by a new

@@ -1,5 +1,5 @@
 /**
- * The detectors of the leader-election proof (issue #23 §3). Pure functions over what the fenced
+ * The detectors of the leader-election proof (leader-election.faults-spec.ts). Pure functions over what the fenced
  * register recorded (fenced-register.ts) and what the instances reported; the scenarios decide
  * pass/fail with them, and leadership-detector.spec.ts plus a deliberately broken run show they
  * can fail.
