@@ -80,7 +80,7 @@ function manyKeysChecks(results: Results): TargetCheck[] {
   const cpu = results['many-keys']?.clientCpuUsPerOp;
   if (cpu !== undefined) {
     const ratio = cpu / MANY_KEYS_CLIENT_CPU_US_BEFORE_24;
-    const text = `client CPU per op / before #24 (${MANY_KEYS_CLIENT_CPU_US_BEFORE_24} us)`;
+    const text = `client CPU per op / at b989b44 (${MANY_KEYS_CLIENT_CPU_US_BEFORE_24} us)`;
     checks.push(check('many-keys', text, ratio, LIMITS.manyKeysClientCpu, true));
   }
   return checks;
