@@ -15,6 +15,17 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--quick', '--peers'])).toMatchObject({ quick: true, peers: true });
   });
 
+  it("reads --sessions, one of the raw-parallel rows' sessions, and leaves it out by default", () => {
+    expect(parseBenchArgs(['--only', 'many-keys', '--sessions', '4'])).toMatchObject({
+      only: 'many-keys',
+      sessions: 4,
+    });
+    expect(parseBenchArgs([]).sessions).toBeUndefined();
+    expect(() => parseBenchArgs(['--sessions', '3'])).toThrow(/--sessions 3: use one of 1, 2, 4/);
+    expect(() => parseBenchArgs(['--sessions', 'two'])).toThrow(/use one of 1, 2, 4/);
+    expect(() => parseBenchArgs(['--sessions'])).toThrow(/--sessions needs a value/);
+  });
+
   it('rejects an unknown scenario and names the valid ones', () => {
     expect(() => parseBenchArgs(['--only', 'nope'])).toThrow(
       /Unknown scenario "nope": use one of raw-cycle/,

@@ -1,4 +1,5 @@
-import { SCENARIOS, ScenarioName } from './bench.types';
+import { CLIENT_DEFAULTS } from '../lib/core/client/client-options';
+import { SCENARIOS, ScenarioName, SESSIONS_OF } from './bench.types';
 
 export interface BenchOptions {
   quick: boolean;
@@ -8,6 +9,11 @@ export interface BenchOptions {
   out?: string;
   /** Also run the scenarios through Apache Curator and kazoo, and print ours / theirs. */
   peers: boolean;
+  /**
+   * `many-keys` (and Curator's row in turn with it) on a client of this many sessions, in turn
+   * with the raw-parallel row of as many; left out, the library's default.
+   */
+  sessions?: number;
   help: boolean;
 }
 
@@ -18,11 +24,15 @@ export interface ScenarioSize {
   warmupOpsPerCaller: number;
 }
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--peers] [--only <scenario>] [--out <file.jsonl>]
+/** The --sessions values: those with a raw-parallel row of as many sessions, many-keys' baseline. */
+const SESSIONS = SCENARIOS.filter((n) => n.startsWith('raw-parallel')).map((n) => SESSIONS_OF[n]!);
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--peers] [--only <scenario>] [--out <file.jsonl>] [--sessions <n>]
   --quick            a short run (CI: checks the bench still works; numbers are noisy)
   --only <scenario>  one of: ${SCENARIOS.join(', ')}
   --out <file>       also write one JSON line per scenario
   --peers            also run them through Apache Curator 5.4 and kazoo 2.8 (ours / theirs)
+  --sessions <n>     many-keys on a client of n sessions (${SESSIONS.join(', ')}; default ${CLIENT_DEFAULTS.sessions})
 Set ZK_CONNECT=127.0.0.1:<port> to use a running ZooKeeper instead of starting one.`;
 
 export function parseBenchArgs(argv: readonly string[]): BenchOptions {
@@ -34,6 +44,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     else if (arg === '--peers') options.peers = true;
     else if (arg === '--only') options.only = scenarioName(argv[++i]);
     else if (arg === '--out') options.out = requireValue('--out', argv[++i]);
+    else if (arg === '--sessions') options.sessions = sessionsCount(argv[++i]);
     else throw new Error(`Unknown argument "${arg}".\n${USAGE}`);
   }
   return options;
@@ -50,6 +61,16 @@ function scenarioName(value: string | undefined): ScenarioName {
     throw new Error(`Unknown scenario "${name}": use one of ${SCENARIOS.join(', ')}.`);
   }
   return name as ScenarioName;
+}
+
+function sessionsCount(value: string | undefined): number {
+  const n = Number(requireValue('--sessions', value));
+  if (!SESSIONS.includes(n)) {
+    throw new Error(
+      `--sessions ${value}: use one of ${SESSIONS.join(', ')} (a raw-parallel row's).`,
+    );
+  }
+  return n;
 }
 
 const FULL: Record<ScenarioName, ScenarioSize> = {

@@ -47,6 +47,11 @@ export const SESSIONS_OF: Partial<Record<ScenarioName, number>> = {
   'many-keys-4s': 4,
 };
 
+/** A row's sessions (SESSIONS_OF), `many-keys` at `manyKeys` when given (bench option --sessions). */
+export function sessionsOf(name: ScenarioName, manyKeys?: number): number | undefined {
+  return name === 'many-keys' && manyKeys !== undefined ? manyKeys : SESSIONS_OF[name];
+}
+
 /** The raw-parallel row with `sessions` sessions, the baseline of the many-keys rows. */
 export function rawParallelWith(sessions: number): ScenarioName | undefined {
   const names = Object.keys(SESSIONS_OF) as ScenarioName[];

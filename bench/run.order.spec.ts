@@ -1,5 +1,5 @@
 import { rawParallelWith, SESSIONS_OF } from './bench.types';
-import { IN_TURN, runOrder, selectedRows, stepsOf } from './run.order';
+import { IN_TURN, inTurnGroups, runOrder, selectedRows, stepsOf } from './run.order';
 
 /** The raw-parallel row with as many sessions as the default client (raw-parallel-4s at 4). */
 const DEFAULTS_RAW = rawParallelWith(SESSIONS_OF['many-keys']!);
@@ -35,6 +35,23 @@ describe('stepsOf', () => {
     expect(stepsOf(selectedRows('many-keys'))).toEqual([[DEFAULTS_RAW, 'many-keys']]);
     expect(stepsOf(selectedRows('many-keys-2s'))).toEqual([['raw-parallel-2s', 'many-keys-2s']]);
     expect(stepsOf(selectedRows('uncontended'))).toEqual([['raw-cycle', 'uncontended']]);
+  });
+
+  it('runs many-keys at --sessions n in turn with raw-parallel over n sessions, Curator with it', () => {
+    expect(stepsOf(selectedRows('many-keys', true, 4), 4)).toEqual([
+      ['raw-parallel-4s', 'many-keys', 'curator-many-keys'],
+    ]);
+    expect(stepsOf(selectedRows('many-keys', false, 2), 2)).toEqual([
+      ['raw-parallel-2s', 'many-keys'],
+    ]);
+    const groups = inTurnGroups(4);
+    expect(groups.find((group) => group.includes('many-keys'))).toEqual([
+      'raw-parallel-4s',
+      'many-keys-4s',
+      'many-keys',
+      'curator-many-keys',
+    ]);
+    expect(stepsOf(selectedRows(undefined, true, 4), 4).flat()).toEqual(runOrder(4));
   });
 
   it('runs a row alone when no other row of its group is selected', () => {

@@ -14,6 +14,7 @@ import {
   SESSIONS_OF,
   ScenarioName,
   ScenarioResult,
+  sessionsOf,
 } from './bench.types';
 import { familyCallers } from './family-scenarios.scenario';
 import { lockCallers } from './lock-scenarios.scenario';
@@ -189,8 +190,8 @@ interface OpenedRow {
 
 /**
  * The workload of a row that may run in turn with others (IN_TURN), with what it opens for
- * itself: raw-parallel-Ns n - 1 more raw sessions (with the bench's own), many-keys-Ns a client
- * of its own with that many sessions.
+ * itself: raw-parallel-Ns n - 1 more raw sessions (with the bench's own), many-keys-Ns (and
+ * many-keys with --sessions) a client of its own with that many sessions.
  */
 async function openRow(name: ScenarioName, ctx: Context): Promise<OpenedRow> {
   const size = sizeOf(name, ctx.options.quick);
@@ -216,16 +217,21 @@ async function openRow(name: ScenarioName, ctx: Context): Promise<OpenedRow> {
       };
     }
     case 'uncontended':
+      return { workload: lockCallers(await ctx.locks(), `/${name}`, size, true), close: nothing };
     case 'many-keys':
-      return {
-        workload: lockCallers(await ctx.locks(), `/${name}`, size, name === 'uncontended'),
-        close: nothing,
-      };
     case 'many-keys-1s':
     case 'many-keys-2s':
     case 'many-keys-4s': {
+      if (name === 'many-keys' && ctx.options.sessions === undefined) {
+        // The default options: the in-process scenarios' client.
+        return {
+          workload: lockCallers(await ctx.locks(), `/${name}`, size, false),
+          close: nothing,
+        };
+      }
       const namespace = `${ctx.root}/locks`;
-      const client = await connectLocks(ctx.connectionString, namespace, SESSIONS_OF[name]);
+      const sessions = sessionsOf(name, ctx.options.sessions);
+      const client = await connectLocks(ctx.connectionString, namespace, sessions);
       const close = closeOnce(ctx, () => client.close());
       return { workload: lockCallers(client, `/${name}`, size, false), close };
     }
@@ -274,7 +280,7 @@ async function measureGroup(
     const results = await measureInTurn(rows, ctx.counter, ctx.serverCpu);
     const lines = results.map((r) => `${r.scenario} ${r.opsPerSec} ops/s, p50 ${r.p50Ms} ms`);
     process.stderr.write(` ${lines.join('; ')}\n`);
-    return results.map(withSessions);
+    return results.map((result) => withSessions(result, ctx));
   } finally {
     for (const row of opened) await row.close();
   }
@@ -290,12 +296,12 @@ async function measure(
   );
   const result = await measureWorkload(name, workload, ctx.counter, ctx.serverCpu);
   process.stderr.write(` ${result.opsPerSec} ops/s, p50 ${result.p50Ms} ms\n`);
-  return withSessions(result);
+  return withSessions(result, ctx);
 }
 
-/** The sessions of a raw-parallel or many-keys row (SESSIONS_OF), in its result. */
-function withSessions(result: ScenarioResult): ScenarioResult {
-  const sessions = SESSIONS_OF[result.scenario];
+/** The sessions of a raw-parallel or many-keys row (sessionsOf, with --sessions), in its result. */
+function withSessions(result: ScenarioResult, ctx: Context): ScenarioResult {
+  const sessions = sessionsOf(result.scenario, ctx.options.sessions);
   return sessions === undefined ? result : { ...result, sessions };
 }
 
@@ -303,7 +309,7 @@ async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options.help) return void console.log(USAGE);
   const { only } = options;
-  const selected = selectedRows(only, options.peers);
+  const selected = selectedRows(only, options.peers, options.sessions);
   const { connectionString, server } = await zooKeeperFromEnv();
   const cleanup: Array<() => Promise<void> | void> = [];
   if (server) cleanup.push(() => stopServer(server));
@@ -337,7 +343,7 @@ async function main(): Promise<void> {
     const warm = { callers: 8, opsPerCaller: 0, warmupOpsPerCaller: options.quick ? 20 : 150 };
     await rawLoops([raw], `${root}/warm`, warm).warmup();
     const byName: Partial<Record<ScenarioName, ScenarioResult>> = {};
-    for (const step of stepsOf(selected)) {
+    for (const step of stepsOf(selected, options.sessions)) {
       const label = step.join(' + ');
       try {
         // Stretched on a loaded machine like the tests' deadlines (same-key-4p alone starts 18
