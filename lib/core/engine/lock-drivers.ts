@@ -126,7 +126,7 @@ export interface LockDriver {
   place(children: readonly string[], own: string, ignore: ReadonlySet<string>): Place | null;
 }
 
-/** The first of all children holds; each node watches the one right before it. */
+/** @internal The first of all children holds; each node watches the one right before it. */
 export function positionOf(
   children: readonly string[],
   own: string,
