@@ -5,11 +5,14 @@
  * acquire + release stays at three requests. A `lost` listener added after the loss is still
  * told, once. (Losses by session: zookeeper-restart, session-pause, one-way-loss.)
  */
-import { LockLostError } from '../../lib';
+import { LockLostError, ZkLockClient } from '../../lib';
+import { OP } from '../../lib/core/zookeeper/jute-requests';
+import { scaled } from '../support/time-scale';
 import { watchesUnder } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';
 import { expireSession } from './support/expire-session';
 import { useOwnServer } from './support/own-server';
+import { TcpProxy } from './support/tcp-proxy';
 import { clientPortOf, eventually, zkConnectFromEnv } from './support/zk-admin';
 
 describe('a lock node deleted by another client', () => {
@@ -85,6 +88,38 @@ describe('a lock node deleted by another client', () => {
     } finally {
       zk.locks.off('lost', listener);
     }
+  });
+
+  it("asks again for a watch that went unanswered when a 'lost' listener comes", async ({
+    onTestFinished,
+  }) => {
+    // A client of its own, through a proxy, with no 'lost' listener of the client's.
+    const proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
+    onTestFinished(() => proxy.close());
+    const locks = await ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessions: 1,
+      sessionTimeoutMs: scaled(20_000),
+      requestTimeoutMs: scaled(500),
+    });
+    onTestFinished(() => locks.close());
+    const path = `${zk.root}/unanswered-watch`;
+    const lock = await locks.acquire(path);
+    // Reading the signal sends the watch; the proxy holds it, and what follows on the connection,
+    // until it timed out on the client: the connection stays up (pings are held for much less
+    // than the session timeout), so nothing re-arms it on a reconnect.
+    const watchHeld = proxy.holdAtRequest(OP.GET_DATA);
+    expect(lock.signal.aborted).toBe(false);
+    await watchHeld;
+    // A request sent after the watch times out after it.
+    await expect(locks.inspect(path)).rejects.toThrow(/no answer/);
+    proxy.releaseRequests();
+    let told: LockLostError | undefined;
+    lock.on('lost', (error) => (told = error));
+    await zk.admin.removeTree(await holderNode(path));
+    await eventually('the holder is told its node is gone', () => told !== undefined);
+    expect(told!.reason).toBe('node-deleted');
+    await lock.release();
   });
 
   it('ends a batch on a deleted node before its next handoff, even if nobody observes the holders', async () => {

@@ -18,11 +18,13 @@ export class HeldResource {
   private controller?: AbortController;
   private events?: EventEmitter;
   private lossListeners?: Set<(error: LockLostError) => void>;
-  private watching = false;
 
   constructor(
     readonly path: string,
-    /** Watches the nodes held for deletion by other clients (once; see watchForLoss). */
+    /**
+     * Watches the nodes held for deletion by other clients. Called on every watchForLoss(): it
+     * sends nothing for a watch set or in flight (a lock's asks again for one that went unanswered).
+     */
     private readonly watchNodes: (resource: HeldResource) => void,
     /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */
     private readonly onLost?: (error: LockLostError) => void,
@@ -39,12 +41,10 @@ export class HeldResource {
 
   /**
    * Someone will be told of a loss: from now on, watch the nodes for deletion by other clients
-   * too (one request per node, sent once; a lost session is noticed without it).
+   * too (one request per node; a lost session is noticed without it).
    */
   watchForLoss(): void {
-    if (this.watching || !this.active) return;
-    this.watching = true;
-    this.watchNodes(this);
+    if (this.active) this.watchNodes(this);
   }
 
   get active(): boolean {

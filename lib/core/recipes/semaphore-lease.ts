@@ -23,7 +23,11 @@ export class HeldLease extends HeldResource implements SemaphoreLease {
     private readonly connection: ZkConnection,
     private readonly onEnd: (lease: HeldLease) => void,
   ) {
-    super(path, (lease) => watchLeases(lease, session, nodes));
+    let watching = false; // one watch per lease node, asked for once
+    super(path, (lease) => {
+      if (!watching) watchLeases(lease, session, nodes);
+      watching = true;
+    });
   }
 
   /** Reading it watches the lease nodes (see HeldResource.watchForLoss). */
