@@ -6,7 +6,8 @@ import { Gate, createLockApp, testNamespace, waitFor, zkConnect } from './suppor
 import { vi } from 'vitest';
 import { ZkAdmin } from '../core/support/zk-admin';
 
-const gate = new Gate();
+/** The handler's, reset by each describe block (each its own app). */
+let gate = new Gate();
 let entered = false;
 
 @Controller('jobs')
@@ -76,5 +77,40 @@ describe('a lock lost while the handler runs', () => {
     expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/jobs/7' });
     expect(lost.map((e) => e.path)).toEqual(['/jobs/7']);
     expect(errors.some((m) => m.includes('JobsController.run lost lock "/jobs/7"'))).toBe(true);
+  });
+});
+
+// The module's event logger listens for 'lost' on the client, and a client with a 'lost' listener
+// watches every holder's node from its grant. Without one, the decorator's hold alone, by reading
+// the lock's signal, has the node watched.
+describe('a lock lost while the handler runs, nobody listening for lost locks', () => {
+  const namespace = testNamespace('lost-lock-unobserved');
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    gate = new Gate();
+    entered = false;
+    app = await createLockApp({ controllers: [JobsController] }, { namespace });
+  });
+
+  afterAll(async () => {
+    gate.open();
+    await app.close();
+  });
+
+  it('answers 503 LOCK_LOST when the node is deleted', async () => {
+    const locks = app.get(LockService);
+    locks.client.removeAllListeners('lost');
+    expect(locks.client.listenerCount('lost')).toBe(0);
+    const response = request(app.getHttpServer())
+      .post('/jobs/8')
+      .then((res) => res);
+    await waitFor(() => entered, 'the handler to hold the lock');
+    const { holder } = await locks.inspect('/jobs/8');
+
+    await removeNode(`${namespace}/jobs/8/${holder!.name}`);
+    const res = await response;
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/jobs/8' });
   });
 });
