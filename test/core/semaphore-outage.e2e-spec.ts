@@ -162,6 +162,17 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
   it('ends with ClientClosedError as close() starts when the client is closed while cut off', async () => {
     const path = `${zk.root}/close-create`;
     await prepare(path, CREATE, 2);
+    // The lease's create must reach the server before the cut (a reset can discard bytes the
+    // server has not read yet): its reply is lost first, the connection dropped once it is there.
+    let creates = 0;
+    proxy.afterRequest = (sent) => {
+      if (sent !== CREATE || ++creates < 2) return;
+      proxy.afterRequest = undefined;
+      proxy.muteReplies();
+      void eventually('the lease node is on the server', async () => {
+        return (await leasesOf(path)).length === 1;
+      }).then(() => proxy.block());
+    };
     const client = await ZkLockClient.connect({
       connectionString: proxy.connectionString,
       // close() waits for its cleanup at most this long; the session must outlive that wait.
@@ -180,6 +191,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     // Without the fix the acquire heard of close() only once the session was closed.
     expect(order).toEqual(['answered', 'closed']);
     expect(await leasesOf(path)).toHaveLength(1); // created before the cut, in doubt
+    proxy.unmuteReplies();
     proxy.unblock();
     await eventually('the lease node went with the session', async () => {
       return (await leasesOf(path)).length === 0;
