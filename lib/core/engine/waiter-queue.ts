@@ -156,9 +156,10 @@ export class WaiterQueue {
   }
 
   /**
-   * The lock only if it can be had right now (one round trip); null otherwise. Without a
-   * connected session it answers at once with ZooKeeperUnavailableError (a try does not wait for
-   * a new session), and a try under way fails so as soon as the connection drops (onSuspended).
+   * The lock only if it can be had right now (one round trip); null otherwise, once the node it
+   * queued is deleted again. Without a connected session it answers at once with
+   * ZooKeeperUnavailableError (a try does not wait for a new session), and a try under way fails
+   * so as soon as the connection drops (onSuspended).
    */
   tryAcquire(): Promise<HeldLock | null> {
     // Exclusive: a try fails at once while the lock is held or waited for in this process.
@@ -404,16 +405,22 @@ export class WaiterQueue {
     }
   }
 
-  /** Ends a wait with an error, or with null for a try; a node nobody needs any more goes. */
+  /**
+   * Ends a wait with an error, or with null for a try; a node nobody needs any more goes. A try
+   * answers null once that node is deleted, as Curator's tryLock: whoever the caller tells next
+   * (another process, a listing) never finds the try still queued ahead of it.
+   */
   private cancel(waiter: Waiter, error: Error | null): void {
     if (waiter.done) return;
     this.finish(waiter);
     const node = waiter.contender;
-    if (error) waiter.reject(error);
-    else waiter.resolve(null);
-    if (node && !this.holding.has(node) && !this.waiters.some((w) => w.contender === node)) {
-      void this.track(() => node.remove());
-    }
+    const removal =
+      node && !this.holding.has(node) && !this.waiters.some((w) => w.contender === node)
+        ? this.track(() => node.remove())
+        : undefined;
+    const answer = (): void => (error ? waiter.reject(error) : waiter.resolve(null));
+    if (error || !removal) answer();
+    else void removal.then(answer, answer);
     this.pump();
     this.checkIdle();
   }
