@@ -41,7 +41,13 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
    * its mutex node's, then its lease node's. The proxy cuts the client off right after its
    * `nth` request of type `op` went out (its reply is lost: the request is in doubt).
    */
-  const prepare = async (path: string, op: number, nth: number, leases = true): Promise<void> => {
+  const prepare = async (
+    path: string,
+    op: number,
+    nth: number,
+    leases = true,
+    cut = () => proxy.block(),
+  ): Promise<void> => {
     for (const node of [path, `${path}/locks`, ...(leases ? [`${path}/leases`] : [])]) {
       await zk.admin.create(node, '', 'persistent');
     }
@@ -49,7 +55,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     proxy.afterRequest = (sent) => {
       if (sent !== op || ++seen < nth) return;
       proxy.afterRequest = undefined;
-      proxy.block();
+      cut();
     };
   };
 
@@ -161,18 +167,14 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends with ClientClosedError as close() starts when the client is closed while cut off', async () => {
     const path = `${zk.root}/close-create`;
-    await prepare(path, CREATE, 2);
     // The lease's create must reach the server before the cut (a reset can discard bytes the
     // server has not read yet): its reply is lost first, the connection dropped once it is there.
-    let creates = 0;
-    proxy.afterRequest = (sent) => {
-      if (sent !== CREATE || ++creates < 2) return;
-      proxy.afterRequest = undefined;
+    await prepare(path, CREATE, 2, true, () => {
       proxy.muteReplies();
       void eventually('the lease node is on the server', async () => {
         return (await leasesOf(path)).length === 1;
       }).then(() => proxy.block());
-    };
+    });
     const client = await ZkLockClient.connect({
       connectionString: proxy.connectionString,
       // close() waits for its cleanup at most this long; the session must outlive that wait.
