@@ -2,8 +2,11 @@
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { UseInterceptors } from '@nestjs/common';
 import { checkModuleAtBootstrap } from '../runtime/distributed-lock.bootstrap-check';
-import { DistributedLockInterceptor, lockedMethod } from '../runtime/distributed-lock.wrapper';
-import { injectLockService } from '../runtime/lock-service.injection';
+import {
+  DistributedLockInterceptor,
+  injectLockService,
+  lockedMethod,
+} from '../runtime/distributed-lock.wrapper';
 import { copyMethodMetadata } from './distributed-lock.copy-metadata';
 import {
   DISTRIBUTED_LOCK_CLASS_METADATA,
@@ -53,15 +56,14 @@ export function DistributedLock(
     const spec = buildLockSpec(template, options, target, key, descriptor.value);
     const original = descriptor.value as AnyMethod;
     const wrapper = lockedMethod(original, spec);
+    const onPrototype = typeof target !== 'function';
+    if (onPrototype) injectLockService(target);
     copyMethodMetadata(original, wrapper);
     // What it records: the spec on the method, a mark on the class (discovery skips the others).
     Reflect.defineMetadata(DISTRIBUTED_LOCK_METADATA, spec, wrapper);
-    const owner: object = typeof target === 'function' ? target : target.constructor;
+    const owner: object = onPrototype ? target.constructor : target;
     Reflect.defineMetadata(DISTRIBUTED_LOCK_CLASS_METADATA, true, owner);
-    if (typeof target !== 'function') {
-      injectLockService(target);
-      checkModuleAtBootstrap(target, spec.where, spec.owner);
-    }
+    if (onPrototype) checkModuleAtBootstrap(target, spec.where, spec.owner);
     descriptor.value = wrapper as typeof descriptor.value;
     const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, wrapper) ?? [];
     if (!interceptors.includes(DistributedLockInterceptor)) {

@@ -8,13 +8,13 @@ import type { ConnectionState, LockEvents, SessionInfo } from '../../core/types'
 /** The events it logs ('waiting' and 'waited' are for metrics and traces). */
 type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
 
+/** recipes/semaphore.ts takes a semaphore's inner mutex at `<semaphore>/locks`. */
+const SEMAPHORE_MUTEX = '/locks';
+
 /**
- * Logs the client's events through Nest's Logger: each lock's lines (acquired, released, busy,
- * skipped, a wait given up) at verbose, which Nest does not print by default; connection trouble
- * at warn, a loss at error. A timeout's full message, with its advice, is logged where it is
- * answered (lock-errors.transport.ts) or reaches the caller. A semaphore's lines name it, not
- * its inner mutex `<path>/locks`. With several sessions (option
- * `sessions`), each session's changes are logged, naming it: a lost session loses only its locks.
+ * Logs the client's events through Nest's Logger: lock lines at verbose (Nest does not print
+ * it by default), connection trouble at warn, a loss at error. A semaphore's lines name it, not
+ * its inner mutex; with several sessions (option `sessions`), a line names its session.
  */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
@@ -50,53 +50,47 @@ export class ZkLockEventLogger {
       e.error.reason === 'client-closed'
         ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
         : this.logger.error(e.error.message),
-    state: (state) => {
-      if (!this.pooled) this.logState(state);
-    },
-    session: (session) => {
-      if (this.pooled) this.logState(session.state, session);
-    },
+    // Only one of these two is listened to (start()): 'state' with one session, else 'session'.
+    state: (state) => this.logState(state),
+    session: (session) => this.logState(session.state, session),
     skipped: (e) => this.logger.verbose(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
   };
-  private started = false;
+  /** The events listened to while started. */
+  private logged: LoggedEvent[] = [];
   /** The sessions (by index) LOST since their last (re)connect: their next session is a new one. */
   private readonly lostSinceConnect = new Set<number>();
-  /** The client keeps several sessions: each one's states are logged instead of the client's. */
-  private pooled = false;
+  /** The ZooKeeper the lines name, its credentials left out. */
+  private where = '';
 
   constructor(private readonly client: ZkLockClient) {}
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
+    if (this.logged.length > 0) return;
     this.lostSinceConnect.clear();
+    this.where = `ZooKeeper "${withoutUserInfo(this.client.connectionString)}"`;
     const sessions = this.client.sessions;
-    this.pooled = sessions.length > 1;
-    const ids = this.pooled
+    // With several sessions, each one's states are logged instead of the client's.
+    const pooled = sessions.length > 1;
+    const ids = pooled
       ? `${sessions.length} sessions ${sessions.map((s) => s.id).join(', ')}`
       : `session ${this.client.sessionId}`;
-    this.logger.log(
-      `Connected to ZooKeeper "${withoutUserInfo(this.client.connectionString)}" ` +
-        `(${ids}${this.namespace()})`,
-    );
-    for (const [event, listener] of Object.entries(this.listeners)) {
-      this.client.on(event, listener);
-    }
+    this.logger.log(`Connected to ${this.where} (${ids}${this.namespace()})`);
+    const unlogged = pooled ? 'state' : 'session';
+    this.logged = (Object.keys(this.listeners) as LoggedEvent[]).filter((e) => e !== unlogged);
+    for (const event of this.logged) this.client.on(event, this.listeners[event]);
   }
 
   stop(): void {
-    if (!this.started) return;
-    this.started = false;
-    for (const [event, listener] of Object.entries(this.listeners)) {
-      this.client.off(event, listener);
-    }
+    for (const event of this.logged) this.client.off(event, this.listeners[event]);
+    this.logged = [];
   }
 
   /**
-   * The semaphore whose inner mutex (`<path>/locks`) an event is about: its lines name the
-   * semaphore a developer wrote, not the mutex that serialises its acquirers.
+   * The semaphore whose inner mutex an event is about, so its lines name the semaphore a
+   * developer wrote; only a path of a mutex's shape is asked about.
    */
   private semaphoreOf(path: string): string | undefined {
+    if (!path.endsWith(SEMAPHORE_MUTEX)) return undefined;
     return CLIENT_INTERNALS.get(this.client)?.semaphoreOfMutex(path);
   }
 
@@ -106,7 +100,7 @@ export class ZkLockEventLogger {
 
   /** `session`: the one session that changed, when the client keeps several. */
   private logState(state: ConnectionState, session?: SessionInfo): void {
-    const where = `ZooKeeper "${withoutUserInfo(this.client.connectionString)}"`;
+    const where = this.where;
     const index = session?.index ?? 0;
     // With several sessions, a line names its session, and only that session's locks are concerned.
     const say = (one: string, several: string): string =>

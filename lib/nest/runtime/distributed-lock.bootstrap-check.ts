@@ -1,6 +1,6 @@
 // Owns the bootstrap failure of an application with decorated classes and no ZkLockModule.
 import { ZkLockError } from '../../core/errors';
-import { injectedLockService, lockServiceHint } from './lock-service.injection';
+import { injectedLockService, lockServiceHint } from './distributed-lock.wrapper';
 
 /** What a decorator needs Nest to have injected, and how to tell (LockService by default). */
 export interface InjectedService {

@@ -5,13 +5,13 @@ import { ZkLockError } from '../../core/errors';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import { hasLockedMethods, lockSpecsOf } from '../decorators/distributed-lock.metadata';
 import { InjectZkLockClient } from '../decorators/inject-zk-lock-client.decorator';
-import { injectedLockService, lockServiceHint } from './lock-service.injection';
+import { injectedLockService, lockServiceHint } from './distributed-lock.wrapper';
 import { LockService } from './lock.service';
 import { ZK_LOCK_OWN_SERVER } from '../module/zk-lock.constants';
 
 /**
  * Checks, once the application's providers exist, that every instance with `@DistributedLock`
- * methods got its LockService (lock-service.injection.ts): a class whose module cannot see a
+ * methods got its LockService (distributed-lock.wrapper.ts): a class whose module cannot see a
  * non-global ZkLockModule fails the bootstrap here, naming its methods, after this module has
  * closed its session (Nest runs no shutdown hook after a failed init). An application without
  * any ZkLockModule has no explorer: distributed-lock.bootstrap-check.ts fails it instead.

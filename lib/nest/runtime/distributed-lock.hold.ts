@@ -2,6 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { EMPTY } from 'rxjs';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
+import type { ZkLockClient } from '../../core/client/lock-client';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import type { AcquireOptions, ConnectionState, LockState } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
@@ -106,16 +107,14 @@ interface Answer {
 const HANDED_OUT: Answer = { now: () => undefined };
 
 /**
- * `give` once the release has reached ZooKeeper (the caller calls `now()` then), or sooner when
- * that reply may be long in coming: at once while ZooKeeper is unreachable (the client is
- * SUSPENDED or LOST now or becomes so while the release waits, or the lock is not held any
- * more: lost, or uncertain), and at the latest after releaseAnswerBoundMs while the client
- * still looks connected (a server that answers nothing, with no reset, looks connected until
- * the session's clock suspects its silence). A release that cannot reach ZooKeeper goes on in
- * the background, up to a session timeout or the outage's end; the method's caller does not
- * wait for it, and its node stays until deleted or its session ends.
+ * `give` once the release has reached ZooKeeper (the caller calls `now()` then), or sooner: at
+ * once while ZooKeeper is unreachable (the client SUSPENDED or LOST, now or while the release
+ * waits, or the lock no longer held), and after releaseAnswerBoundMs while the client still
+ * looks connected (a silent server looks connected until the session's clock suspects it).
+ * The release goes on in the background; its node stays until deleted or its session ends.
  */
 function answerOnceReleased(locks: LockService, held: Holding, give: () => void): Answer {
+  const { client } = locks;
   let given = false;
   let stopWatching: (() => void) | undefined;
   let bound: NodeJS.Timeout | undefined;
@@ -126,11 +125,11 @@ function answerOnceReleased(locks: LockService, held: Holding, give: () => void)
     stopWatching?.();
     give();
   };
-  if (held.state !== 'held' || !reachable(locks.state)) {
+  if (held.state !== 'held' || !reachable(client.state)) {
     now();
   } else {
-    stopWatching = releasesOf(locks).whenUnreachable(now);
-    bound = setTimeout(now, releaseAnswerBoundMs(locks));
+    stopWatching = releasesOf(client).whenUnreachable(now);
+    bound = setTimeout(now, releaseAnswerBoundMs(client));
   }
   return { now };
 }
@@ -144,33 +143,31 @@ const RELEASE_ANSWER_FLOOR_MS = 1000;
 
 /**
  * How long an answer waits for its release's reply while the client looks connected: four
- * times what a request of this client takes at most as observed (its round-trip estimate), at
- * least RELEASE_ANSWER_FLOOR_MS (a busy server or a pause of this process is no reason to
- * answer before the lock is free), and at most a sixth of the session timeout (the cap wins
- * over the floor), a quarter of the time after which the session's clock suspects a silent
- * server.
+ * times the client's round-trip estimate, at least RELEASE_ANSWER_FLOOR_MS (a busy server is no
+ * reason to answer before the lock is free), at most a sixth of the session timeout (the cap
+ * wins): a quarter of the time after which the session's clock suspects a silent server.
  */
-function releaseAnswerBoundMs(locks: LockService): number {
-  const { roundTripMs, sessionTimeoutMs } = CLIENT_INTERNALS.get(locks.client)!;
+function releaseAnswerBoundMs(client: ZkLockClient): number {
+  const { roundTripMs, sessionTimeoutMs } = CLIENT_INTERNALS.get(client)!;
   const observed = Math.max(RELEASE_ANSWER_FLOOR_MS, 4 * (roundTripMs ?? 0));
   return Math.min(observed, sessionTimeoutMs / 6);
 }
 
-/** The releases under way of one LockService whose callers wait for their reply. */
+/** The releases under way of one client whose callers wait for their reply. */
 class PendingReleases {
   private readonly calls = new Set<() => void>();
 
-  constructor(private readonly locks: LockService) {}
+  constructor(private readonly client: ZkLockClient) {}
 
   /**
    * Calls `fn` once the client is SUSPENDED, LOST or CLOSED; returns what stops that. One
    * 'state' listener while any release is under way, none once none is.
    */
   whenUnreachable(fn: () => void): () => void {
-    if (this.calls.size === 0) this.locks.on('state', this.onState);
+    if (this.calls.size === 0) this.client.on('state', this.onState);
     this.calls.add(fn);
     return () => {
-      if (this.calls.delete(fn) && this.calls.size === 0) this.locks.off('state', this.onState);
+      if (this.calls.delete(fn) && this.calls.size === 0) this.client.off('state', this.onState);
     };
   }
 
@@ -178,18 +175,18 @@ class PendingReleases {
     if (reachable(state)) return;
     const told = [...this.calls];
     this.calls.clear();
-    this.locks.off('state', this.onState);
+    this.client.off('state', this.onState);
     for (const call of told) call();
   };
 }
 
-const pendingReleases = new WeakMap<LockService, PendingReleases>();
+const pendingReleases = new WeakMap<ZkLockClient, PendingReleases>();
 
-function releasesOf(locks: LockService): PendingReleases {
-  let releases = pendingReleases.get(locks);
+function releasesOf(client: ZkLockClient): PendingReleases {
+  let releases = pendingReleases.get(client);
   if (!releases) {
-    releases = new PendingReleases(locks);
-    pendingReleases.set(locks, releases);
+    releases = new PendingReleases(client);
+    pendingReleases.set(client, releases);
   }
   return releases;
 }

@@ -1,6 +1,6 @@
 // Owns how a @LeaderElection method reaches its LeaderElectionService: an injected property.
 import { ZkLockError } from '../../core/errors';
-import { injectedProperty, injectProperty, lockServiceHint } from './lock-service.injection';
+import { injectedProperty, injectProperty, lockServiceHint } from './distributed-lock.wrapper';
 import { LeaderElectionService } from './leader-election.service';
 
 /** Where Nest puts the LeaderElectionService of a class with `@LeaderElection` methods. */
@@ -8,7 +8,7 @@ const LEADER_ELECTIONS = Symbol('zk-lock:leader-elections');
 
 /**
  * Nest injects, into every instance of a class with `@LeaderElection` methods, the
- * LeaderElectionService its module sees (as lock-service.injection.ts does for LockService), so
+ * LeaderElectionService its module sees (as distributed-lock.wrapper.ts does for LockService), so
  * several applications in one process each ask their own elections.
  */
 export function injectLeaderElections(prototype: object): void {
