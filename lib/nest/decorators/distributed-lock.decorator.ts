@@ -26,19 +26,13 @@ type MethodDecoratorFor<P extends unknown[]> = <T extends AnyMethod>(
 ) => TypedPropertyDescriptor<T>;
 
 /**
- * Holds a distributed lock while the method runs (on a handler call: after guards, interceptors
- * and pipes; its wrapper, runtime/distributed-lock.wrapper.ts, is the one place locks are taken).
- * - `'/locks/order:<id>'`: `<id>` is the method's parameter of that name (after pipes), else the
- *   argument a decorator binds to that name (`@Param('id')`, `@Body('id')`, `@Payload('id')`),
- *   else a field of its whole `@Body()`/`@Payload()`; fixed at decoration (key-template.sources.ts),
- *   so a request cannot steer it. `<0>`, `<0.orderId>`: by position. `<params.id>`,
- *   `<query.x>`, `<body.a.0.b>`: that part of the HTTP request of a handler call.
- * - `(id: string) => \`/locks/order:${id}\``: called with the method's arguments; a function that
- *   returns several paths holds them all (the multi-path lock: one canonical order, all or none).
- * Options: `waitTimeoutMs`, `mode: 'read' | 'write'` (one side of the read/write lock; default
- * the mutex), `onBusy`, `minHoldMs`; `@DistributedSemaphore` sets `maxLeases` (and `leases`).
- * Template values are encoded into one path segment. The method's result becomes a Promise; a
- * returned Observable, stream or async iterable holds the lock until it has finished.
+ * Holds a distributed lock while the method runs (a handler: after guards, interceptors, pipes).
+ * `'/locks/order:<id>'`: `<id>` is the parameter of that name, else the argument
+ * `@Param('id')`/`@Body('id')`/`@Payload('id')` binds, else a field of the whole body (fixed at
+ * decoration); `<0.orderId>` by position; `<params.id>`, `<query.x>`, `<body.a>` read the HTTP
+ * request. A function is called with the arguments; several paths are held all or none.
+ * Options: `waitTimeoutMs`, `mode` ('read' | 'write'), `onBusy`, `minHoldMs`. The result becomes
+ * a Promise; an Observable, stream or async iterable holds the lock until it has finished.
  */
 export function DistributedLock(
   template: string,

@@ -14,13 +14,10 @@ const LOCK_SERVICE: InjectedService = {
 };
 
 /**
- * Makes the application's bootstrap fail, naming the method, when Nest created an instance of a
- * class with `@DistributedLock` methods without a LockService because the application has no
- * ZkLockModule (instead of the first call failing; a module that cannot see one is found
- * earlier, by distributed-lock.explorer.ts, which closes the session it opened). Nest
- * calls `onApplicationBootstrap` on every singleton provider and controller after every module's
- * `onModuleInit`; a class's own hook still runs after the check. Request-scoped and transient
- * instances get no lifecycle hooks: their first call fails with the same advice.
+ * Fails the bootstrap, naming the method, when an application without any ZkLockModule created
+ * a decorated instance (a module that cannot see one fails earlier: distributed-lock.explorer.ts).
+ * It hooks `onApplicationBootstrap`, which runs after every `onModuleInit`; the class's own hook
+ * still runs. Request-scoped and transient instances get no hooks: their first call fails.
  */
 export function checkModuleAtBootstrap(
   prototype: object,

@@ -10,12 +10,11 @@ import { LockService } from './lock.service';
 import { ZK_LOCK_OWN_SERVER } from '../module/zk-lock.constants';
 
 /**
- * Checks, once the application's providers exist, that every instance with `@DistributedLock`
- * methods got its LockService (distributed-lock.wrapper.ts): a class whose module cannot see a
- * non-global ZkLockModule fails the bootstrap here, naming its methods, after this module has
- * closed its session (Nest runs no shutdown hook after a failed init). An application without
- * any ZkLockModule has no explorer: distributed-lock.bootstrap-check.ts fails it instead.
- * The same walk warns, once, when ZkLockModule.forRoot() is imported more than once.
+ * At `onModuleInit`, fails the bootstrap naming the methods of an instance with
+ * `@DistributedLock` methods that got no LockService (its module cannot see a non-global
+ * ZkLockModule), after closing this module's session: Nest runs no shutdown hook after a failed
+ * init. Without any ZkLockModule there is no explorer: distributed-lock.bootstrap-check.ts fails
+ * it. Warns once when ZkLockModule.forRoot() is imported more than once.
  */
 @Injectable()
 export class DistributedLockExplorer implements OnModuleInit {

@@ -1,12 +1,13 @@
 // Owns how one call of a decorated method holds its lock: wait or skip, run, lazy results, minHoldMs.
 import { Logger } from '@nestjs/common';
-import { EMPTY } from 'rxjs';
+import { AsyncResource } from 'node:async_hooks';
+import { finished } from 'node:stream';
+import { EMPTY, isObservable, Observable, type Subscriber } from 'rxjs';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import type { AcquireOptions, ConnectionState, LockState } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
-import { holdUntilDone, whenResponseSent } from './distributed-lock.lazy-result';
 import type { LockService } from './lock.service';
 
 /** One call of a decorated method, its lock path resolved (distributed-lock.wrapper.ts). */
@@ -33,18 +34,11 @@ interface Holding {
 type Hold = <T>(fn: (held: Holding) => Promise<T>, options: AcquireOptions) => Promise<T>;
 
 /**
- * Runs one call under its lock, top to bottom (docs/design.md "Busy locks in decorators
- * (`onBusy`) and run-once jobs (`minHoldMs`)"): acquire (`onBusy: 'skip'`: try once, and when
- * busy resolve without running) -> run the method -> hand out its result as soon as there is
- * one -> keep holding until that result has finished (distributed-lock.lazy-result.ts), a
- * `@Res()` response has been sent and `minHoldMs` has passed since the grant -> release. A plain
- * result, or the method's error, is handed out after the release, as from withLock, when its
- * reply comes within a short bound (one round trip: the caller then finds the lock free); while
- * ZooKeeper is unreachable (the client SUSPENDED or LOST, or the lock no longer held) at once,
- * and after that bound when the server is silent: the release goes on, and the node stays until
- * the delete goes through or its session ends, so nobody else holds the lock before
- * (answerOnceReleased). Errors before the method ran reject (a
- * timeout with the decorator's advice); the lock is released in every case.
+ * Runs one call under its lock (docs/design.md "Busy locks in decorators (`onBusy`) and run-once
+ * jobs (`minHoldMs`)"): acquire (`onBusy: 'skip'`: try once, resolve without running when busy)
+ * -> run -> hand out the result -> hold until a lazy result has finished, a `@Res()` response is
+ * sent and `minHoldMs` has passed -> release. A plain result or the method's error is answered
+ * once the release is done, or sooner when ZooKeeper is unreachable (answerOnceReleased).
  */
 export function holdCall(call: LockedCall): Promise<unknown> {
   const { spec, locks, path } = call;
@@ -192,12 +186,9 @@ function releasesOf(client: ZkLockClient): PendingReleases {
 }
 
 /**
- * How the call holds its path(s), from its options: the mutex (default), one side of the
- * read/write lock (`mode`), a semaphore lease (`@DistributedSemaphore`), or, when the path
- * function returned several paths, the multi-path lock. Through the client's public API, like
- * any user (the client validates the path its resolver validated already: cheap); the options
- * carry the call's wait already (distributed-lock.wrapper.ts applied the module's), so not
- * through LockService, which would apply it again.
+ * How the call holds its path(s): the mutex, one side of the read/write lock (`mode`), a
+ * semaphore lease (`maxLeases`) or, for several paths, the multi-path lock; through the client's
+ * public API, not LockService, whose default wait the call's own already includes.
  */
 function holdOf(locks: LockService, spec: DistributedLockSpec, path: string | string[]): Hold {
   const { mode, maxLeases, leases } = spec.options;
@@ -316,4 +307,102 @@ function withDecoratorAdvice(err: unknown, where: string): unknown {
   });
   advised.add(mapped);
   return mapped;
+}
+
+/**
+ * A result consumed after the method returns (an Observable, a stream or StreamableFile, an
+ * async iterable): the lock stays held until it has finished. `value` is what the caller gets,
+ * an Observable or iterable running its producer in the lock's async context (re-entry works)
+ * without buffering; `done` settles once it completed, errored, ended, closed or was dropped.
+ */
+interface HeldResult {
+  value: unknown;
+  /** Undefined for a value that is complete when returned (nothing to wait for). */
+  done?: Promise<void>;
+}
+
+function holdUntilDone(result: unknown): HeldResult {
+  if (isObservable(result)) return holdObservable(result);
+  const stream = streamOf(result);
+  if (stream) return { value: result, done: whenFinished(stream) };
+  if (isAsyncIterable(result)) return holdIterable(result);
+  return { value: result };
+}
+
+/** An HTTP response the method writes itself (`@Res()`): done once it has been sent or closed. */
+function whenResponseSent(response: unknown): Promise<void> | undefined {
+  const raw = (response as { raw?: unknown })?.raw ?? response; // Fastify's reply wraps it
+  const res = raw as { writableEnded?: boolean; destroyed?: boolean } & NodeJS.EventEmitter;
+  if (!res || typeof res.on !== 'function' || res.writableEnded || res.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('finish', done).off('close', done);
+      resolve();
+    };
+    res.on('finish', done).on('close', done);
+  });
+}
+
+function holdObservable(source: Observable<unknown>): HeldResult {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  // Subscribed in the lock's async context, whenever the caller subscribes.
+  const subscribe = AsyncResource.bind((subscriber: Subscriber<unknown>) =>
+    source.subscribe(subscriber),
+  );
+  const value = new Observable<unknown>((subscriber) => {
+    const inner = subscribe(subscriber);
+    inner.add(finish); // complete, error or unsubscribe
+    return inner;
+  });
+  return { value, done };
+}
+
+function holdIterable(source: AsyncIterable<unknown>): HeldResult {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const iterator = source[Symbol.asyncIterator]();
+  const step = AsyncResource.bind((method: 'next' | 'return' | 'throw', arg?: unknown) =>
+    (iterator[method] ?? iterator.next).call(iterator, arg),
+  );
+  const settle = async (result: Promise<IteratorResult<unknown>>) => {
+    try {
+      const r = await result;
+      if (r.done) finish();
+      return r;
+    } catch (err) {
+      finish();
+      throw err;
+    }
+  };
+  const value: AsyncIterableIterator<unknown> = {
+    next: (arg?: unknown) => settle(step('next', arg)),
+    return: (arg?: unknown) => settle(step('return', arg)).finally(finish),
+    throw: (arg?: unknown) => settle(step('throw', arg)).finally(finish),
+    [Symbol.asyncIterator]() {
+      return value;
+    },
+  };
+  return { value, done };
+}
+
+function streamOf(result: unknown): NodeJS.ReadableStream | undefined {
+  const r = result as { getStream?: () => unknown; pipe?: unknown; on?: unknown };
+  if (!r || typeof r !== 'object') return undefined;
+  if (typeof r.getStream === 'function') return streamOf(r.getStream()); // StreamableFile
+  return typeof r.pipe === 'function' && typeof r.on === 'function'
+    ? (result as NodeJS.ReadableStream)
+    : undefined;
+}
+
+function whenFinished(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => finished(stream, () => resolve()));
+}
+
+function isAsyncIterable(result: unknown): result is AsyncIterable<unknown> {
+  return (
+    !!result &&
+    typeof result === 'object' &&
+    typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }
