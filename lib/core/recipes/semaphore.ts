@@ -5,10 +5,15 @@ import {
   LockAbortedError,
   LockQueueFullError,
   LockTimeoutError,
-  ZkLockError,
 } from '../errors';
+import { documentedError } from '../engine/acquire-error';
 import { checkWaitTimeout } from '../engine/acquire-options';
-import { inspectSemaphore } from './inspect';
+import { HeldResource } from '../engine/held-lock';
+import { LEASE_NAME } from '../engine/lock-drivers';
+import { limitRecord } from '../engine/lock-path';
+import type { ParentReaper } from '../engine/parent-reaper';
+import { DOUBTS_AFTER_WAIT, ProtectedNode } from '../engine/protected-node';
+import { noSessionForTry, waitTimeoutError } from '../engine/waiter-queue';
 import type {
   AcquireOptions,
   LeaseAcquireOptions,
@@ -17,16 +22,10 @@ import type {
   SemaphoreLease,
 } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
+import { isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { isSessionGone } from '../zookeeper/zk-errors';
-import { LEASE_NAME } from '../engine/lock-drivers';
-import type { ParentReaper } from '../engine/parent-reaper';
-import { DOUBTS_AFTER_WAIT, ProtectedNode } from '../engine/protected-node';
-import { HeldLease } from './semaphore-lease';
-import { SemaphoreLimits } from './semaphore-limit';
-import { limitRecord } from '../engine/lock-path';
-import { LeasesWatches, SessionEnded } from './semaphore-watch';
-import { WaitEnd } from './semaphore-wait';
+import { inspectSemaphore } from './inspect';
+import { type LeasesStamp, SemaphoreLimits } from './semaphore-limit';
 
 /** @internal What the semaphore needs from the client that owns it. */
 export interface SemaphoreHost {
@@ -45,18 +44,41 @@ export interface SemaphoreHost {
 const LOCKS = 'locks';
 const LEASES = 'leases';
 
+/** @internal The session ended while we waited for room: try again in the new one, if time is left. */
+export class SessionEnded extends Error {}
+
+/** One acquire of leases on a semaphore path. */
+interface Ask {
+  path: string;
+  leasesPath: string;
+  maxLeases: number;
+  count: number;
+  tryOnly: boolean;
+}
+
+/** A listing of the leases, with the child watch that fires when they change. */
+interface LeasesListing {
+  children: string[];
+  changed: Promise<void>;
+  stamp: LeasesStamp;
+}
+
 /**
  * @internal
  * Counting semaphores of one client: the acquire protocol, the one child watch per leases node
- * this client keeps while it waits, and the leases it holds (lost with their session, released
- * by close()).
+ * this client keeps while it waits (no pile-up of watches), and the leases it holds (lost with
+ * their session, released by close()).
  */
 export class SemaphoreRecipe {
   private readonly leases = new Set<HeldLease>();
+  /** Per leases node: acquires, leases and background work under way (kept from cleanup). */
   private readonly busy = new Map<string, number>();
   /** One maxLeases per path: in this process, and as recorded on the leases node. */
   private readonly limits = new SemaphoreLimits();
-  private readonly watches = new LeasesWatches();
+  private readonly watches = new Map<
+    string,
+    { session: ZkSession; changed: Promise<void>; fire: () => void }
+  >();
   private readonly waits = new Set<WaitEnd>();
   /** Deletions still under way for callers that already got their answer. */
   private readonly inflight = new Set<Promise<unknown>>();
@@ -101,10 +123,15 @@ export class SemaphoreRecipe {
     };
   }
 
+  /** Its leases are lost; every child watch armed in it fires (its waits find the session ended). */
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
     const detail = session.lossDetail(reason, 'the lease nodes');
     for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);
-    this.watches.onSessionLost(session);
+    for (const [path, watch] of this.watches) {
+      if (watch.session !== session) continue;
+      this.watches.delete(path);
+      watch.fire();
+    }
   }
 
   onSuspended(session: ZkSession): void {
@@ -125,6 +152,20 @@ export class SemaphoreRecipe {
       }),
     );
     while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  }
+
+  /**
+   * The semaphore whose mutex `path` is (`<semaphore>/locks`, namespace not applied, as events
+   * show it), while an acquire, a try or a lease of that semaphore is under way here.
+   */
+  semaphoreOfMutex(path: string): string | undefined {
+    if (!path.endsWith(`/${LOCKS}`)) return undefined;
+    const semaphore = path.slice(0, -LOCKS.length - 1);
+    try {
+      return this.busy.has(`${this.host.lockPathOf(semaphore)}/${LEASES}`) ? semaphore : undefined;
+    } catch {
+      return undefined; // not a lock path (InvalidLockPathError): no semaphore of ours
+    }
   }
 
   private async take(
@@ -148,10 +189,9 @@ export class SemaphoreRecipe {
     const pathTemplate = options.pathTemplate && `${options.pathTemplate}/${LOCKS}`;
     if (signal?.aborted) throw new LockAbortedError(path, signal.reason);
     const deadline = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
-    const leasesPath = `${lockPath}/${LEASES}`;
-    this.limits.use(path, leasesPath, maxLeases);
-    this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
-    const connection = this.host.connectionOf(leasesPath);
+    const ask: Ask = { path, leasesPath: `${lockPath}/${LEASES}`, maxLeases, count, tryOnly };
+    this.use(ask);
+    const connection = this.host.connectionOf(ask.leasesPath);
     const end = new WaitEnd({ path, deadline, waitTimeoutMs, signal, tryOnly }, connection);
     this.waits.add(end);
     try {
@@ -161,38 +201,23 @@ export class SemaphoreRecipe {
         const wait = { waitTimeoutMs: remaining, signal, pathTemplate };
         const mutex = await this.takeMutex(path, wait, tryOnly);
         if (!mutex) return null;
-        const leases = { path, leasesPath, maxLeases, count, tryOnly };
         // Answered by the end of its wait even while the attempt is stuck in an outage: the
         // attempt then finishes in the background (close() waits for it) and deletes its nodes.
-        const attempt = this.takeLeases(leases, end, mutex);
-        this.background(leasesPath, attempt);
+        const attempt = this.takeLeases(ask, end, mutex);
+        this.background(ask.leasesPath, attempt);
         try {
           return await end.race(attempt, (lease) => void lease?.release());
         } catch (err) {
           // The session ended while we held the mutex: start again in the new one.
-          if (!(err instanceof SessionEnded) && !isSessionGone(err))
-            throw this.documented(path, err);
+          if (!(err instanceof SessionEnded) && !isSessionGone(err)) {
+            throw documentedError(err, path, connection);
+          }
         }
       }
     } finally {
       end.dispose();
       this.waits.delete(end);
-      this.limits.unuse(leasesPath);
-      this.done(leasesPath);
-    }
-  }
-
-  /**
-   * The semaphore whose mutex `path` is (`<semaphore>/locks`, namespace not applied, as events
-   * show it), while an acquire, a try or a lease of that semaphore is under way here.
-   */
-  semaphoreOfMutex(path: string): string | undefined {
-    if (!path.endsWith(`/${LOCKS}`)) return undefined;
-    const semaphore = path.slice(0, -LOCKS.length - 1);
-    try {
-      return this.busy.has(`${this.host.lockPathOf(semaphore)}/${LEASES}`) ? semaphore : undefined;
-    } catch {
-      return undefined; // not a lock path (InvalidLockPathError): no semaphore of ours
+      this.unuse(ask.leasesPath);
     }
   }
 
@@ -223,11 +248,7 @@ export class SemaphoreRecipe {
    * Holding the semaphore's mutex (released when done): creates the lease nodes, waiting for
    * room after each, until `end` (then deletes them).
    */
-  private async takeLeases(
-    w: { path: string; leasesPath: string; maxLeases: number; count: number; tryOnly: boolean },
-    end: WaitEnd,
-    mutex: LockHandle,
-  ): Promise<HeldLease | null> {
+  private async takeLeases(w: Ask, end: WaitEnd, mutex: LockHandle): Promise<HeldLease | null> {
     const nodes: ProtectedNode[] = [];
     let session: ZkSession;
     try {
@@ -248,11 +269,7 @@ export class SemaphoreRecipe {
         await node.create(session, limitRecord(w.maxLeases), recovery);
         for (let claimed = i > 0; ;) {
           end.check(); // before it, `node.name` is undefined only if recovery gave up after the end
-          const { children, changed, stamp } = await this.watches.list(
-            session,
-            w.leasesPath,
-            untilUsable,
-          );
+          const { children, changed, stamp } = await this.list(session, w.leasesPath, untilUsable);
           if (!children.includes(node.name!)) {
             // deleted under us: queue again
             await node.create(session, limitRecord(w.maxLeases), recovery);
@@ -287,29 +304,57 @@ export class SemaphoreRecipe {
       this.background(w.leasesPath, mutex.release());
     }
     const connection = this.host.connectionOf(w.leasesPath);
-    const lease = new HeldLease(w.path, session, nodes, connection, (l) =>
-      this.leaseEnded(l, w.leasesPath),
-    );
+    const lease = new HeldLease(w.path, session, nodes, connection, (l) => {
+      if (this.leases.delete(l)) this.unuse(w.leasesPath);
+    });
     this.leases.add(lease);
-    this.limits.use(w.path, w.leasesPath, w.maxLeases);
-    this.busy.set(w.leasesPath, (this.busy.get(w.leasesPath) ?? 0) + 1);
+    this.use(w);
     return lease;
   }
 
-  /** Only documented errors reach callers (an unexpected server answer is a ZkLockError). */
-  private documented(path: string, err: unknown): unknown {
-    if (err instanceof ZkLockError) return err;
-    return new ZkLockError(
-      `ZooKeeper refused a request for semaphore "${path}": ${(err as Error)?.message ?? String(err)}. ` +
-        'Check the lock path, ACLs and quotas on the server.',
-      { cause: err },
-    );
+  /**
+   * Lists the leases, again after a request in doubt once `untilUsable()` resolved (it throws
+   * SessionEnded if the session goes, or the end of the caller's wait).
+   */
+  private async list(
+    session: ZkSession,
+    leasesPath: string,
+    untilUsable: () => Promise<void>,
+  ): Promise<LeasesListing> {
+    for (;;) {
+      try {
+        return await this.listOnce(session, leasesPath);
+      } catch (err) {
+        if (!isInDoubt(err)) throw err;
+        await untilUsable();
+      }
+    }
   }
 
-  private leaseEnded(lease: HeldLease, leasesPath: string): void {
-    if (!this.leases.delete(lease)) return;
-    this.limits.unuse(leasesPath);
-    this.done(leasesPath);
+  /** Lists the leases; keeps one child watch per leases node armed (no pile-up of watches). */
+  private async listOnce(session: ZkSession, leasesPath: string): Promise<LeasesListing> {
+    const armed = this.watches.get(leasesPath);
+    if (armed?.session === session) {
+      const { children, czxid, version } = await session.getChildren(leasesPath);
+      return { children, changed: armed.changed, stamp: { czxid, version } };
+    }
+    let fire!: () => void;
+    const changed = new Promise<void>((resolve) => (fire = resolve));
+    const entry = { session, changed, fire };
+    this.watches.set(leasesPath, entry);
+    const forget = (): void => {
+      if (this.watches.get(leasesPath) === entry) this.watches.delete(leasesPath);
+    };
+    try {
+      const { children, czxid, version } = await session.getChildren(leasesPath, () => {
+        forget();
+        fire();
+      });
+      return { children, changed, stamp: { czxid, version } };
+    } catch (err) {
+      forget();
+      throw err;
+    }
   }
 
   /**
@@ -322,7 +367,7 @@ export class SemaphoreRecipe {
 
   /** Keeps the leases node from cleanup, and close() waiting, until `work` is done. */
   private background(leasesPath: string, work: Promise<unknown>): void {
-    this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
+    this.enter(leasesPath);
     const tracked = work
       .catch(() => undefined)
       .finally(() => {
@@ -332,10 +377,245 @@ export class SemaphoreRecipe {
     this.inflight.add(tracked);
   }
 
+  /** An acquire or a lease starts: its limit counts, its leases node is busy. */
+  private use(w: Ask): void {
+    this.limits.use(w.path, w.leasesPath, w.maxLeases);
+    this.enter(w.leasesPath);
+  }
+
+  private unuse(leasesPath: string): void {
+    this.limits.unuse(leasesPath);
+    this.done(leasesPath);
+  }
+
+  private enter(leasesPath: string): void {
+    this.busy.set(leasesPath, (this.busy.get(leasesPath) ?? 0) + 1);
+  }
+
   private done(leasesPath: string): void {
     const left = (this.busy.get(leasesPath) ?? 1) - 1;
     if (left > 0) return void this.busy.set(leasesPath, left);
     this.busy.delete(leasesPath);
     this.reaper.schedule(leasesPath);
+  }
+}
+
+/**
+ * Leases held on one semaphore path: one ephemeral node each. Lost when its session is lost or
+ * a node is deleted by someone else (watched only once someone reads the signal or listens for
+ * 'lost', like a held lock). release() deletes the nodes through the connection's current
+ * session, as a lock's Contender does.
+ */
+export class HeldLease extends HeldResource implements SemaphoreLease {
+  private releasing?: Promise<void>;
+
+  constructor(
+    path: string,
+    readonly session: ZkSession,
+    private readonly nodes: readonly ProtectedNode[],
+    /** The connection `session` belongs to (a lost session's nodes are deleted through its next). */
+    private readonly connection: ZkConnection,
+    private readonly onEnd: (lease: HeldLease) => void,
+  ) {
+    let watching = false; // one watch per lease node, asked for once
+    super(path, (lease) => {
+      if (watching) return;
+      watching = true;
+      for (const node of nodes) {
+        const vanished = (): void =>
+          lease.lose('node-deleted', `lease node ${node.path} was deleted by another client`);
+        session
+          .getData(node.path, (event) => {
+            if (event.name === 'NODE_DELETED' && lease.state !== 'released') vanished();
+          })
+          .catch((err) => {
+            if (isNoNode(err)) vanished();
+          });
+      }
+    });
+  }
+
+  /** Reading it watches the lease nodes (see HeldResource.watchForLoss). */
+  override get signal(): AbortSignal {
+    this.watchForLoss();
+    return super.signal;
+  }
+
+  get leases(): number {
+    return this.nodes.length;
+  }
+
+  release(): Promise<void> {
+    // As a lock's release (HeldLock.exit): a lease released right after its process was paused
+    // or blocked past the session timeout is told lost first.
+    if (!this.releasing && this.active) this.session.checkLiveness();
+    this.releasing ??= this.releaseOnce();
+    return this.releasing;
+  }
+
+  private async releaseOnce(): Promise<void> {
+    if (this.state !== 'lost') this.state = 'released';
+    // An expired session took its nodes with it. A session our clock declared lost may not
+    // have: a server that restored it from its log keeps its nodes until it expires it, a
+    // session timeout after its start, and the next holder would wait that long. So they are
+    // deleted through the connection's current session (the names carry our uuids: ours
+    // whoever's session it is now); a node deleted by others answers NO_NODE.
+    if (this.lostError?.reason !== 'session-expired') {
+      const current = this.connection.current;
+      await Promise.all(this.nodes.map((n) => n.remove(current)));
+    }
+    this.onEnd(this);
+  }
+}
+
+/**
+ * @internal
+ * The end of one acquire's wait, whichever comes first: its signal (LockAbortedError), close()
+ * (ClientClosedError), or its deadline during a wait (LockTimeoutError; ZooKeeperUnavailableError
+ * without a session). The deadline bounds waiting (for room, a connection), not requests, as in
+ * Curator: one that passed meanwhile ends the next wait as it starts. `error` is set
+ * synchronously, so a grant checked after it takes no lease.
+ */
+export class WaitEnd {
+  /** Why the caller stopped waiting; undefined while it waits. */
+  error?: Error;
+  private readonly stops = new Set<(err: Error) => void>();
+  private timer?: NodeJS.Timeout;
+  private overdue = false;
+  /** Waits under way: the deadline ends the caller's wait only during one. */
+  private waits = 0;
+  /** How many are ahead by the last listing: for the timeout's message. */
+  private ahead?: number;
+
+  constructor(
+    private readonly w: {
+      path: string;
+      deadline?: number;
+      waitTimeoutMs?: number;
+      signal?: AbortSignal;
+      /** tryAcquire: it waits for nothing, a wait for the connection ends at once (as a lock's try). */
+      tryOnly?: boolean;
+    },
+    /** The connection of the semaphore's session: tells a busy semaphore from an outage. */
+    private readonly connection: ZkConnection,
+  ) {
+    // Not aborted yet: take() checked the signal just before.
+    w.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (w.tryOnly) this.overdue = true;
+    else if (w.deadline !== undefined) {
+      this.timer = setTimeout(this.onDeadline, Math.max(0, w.deadline - Date.now()));
+    }
+  }
+
+  /** The client is closing (its close()): ClientClosedError. */
+  clientClosed(): void {
+    this.end(new ClientClosedError(this.w.path));
+  }
+
+  /** Throws the end, if it came. */
+  check(): void {
+    if (this.error) throw this.error;
+  }
+
+  /**
+   * `step` (some requests of the acquire), or the end if it comes first. A value `step` yields
+   * after the end is handed to `orphan` (the caller no longer takes it).
+   */
+  race<T>(step: Promise<T>, orphan?: (value: T) => void): Promise<T> {
+    return this.settle(step, false, orphan);
+  }
+
+  /** Until the leases change (`changed`) with `ahead` more than the limit, or the end. */
+  waitForRoom(changed: Promise<void>, ahead: number): Promise<void> {
+    this.ahead = ahead;
+    return this.settle(changed, true);
+  }
+
+  /** The semaphore's session, once connected (a wait), or the end. */
+  session(): Promise<ZkSession> {
+    const ready = this.connection.ready();
+    return this.connection.current.state === 'connected' ? ready : this.settle(ready, true);
+  }
+
+  /** Until the session is usable again (a wait), or the end: SessionEnded if it is gone. */
+  async untilUsable(session: ZkSession): Promise<void> {
+    if (session.state === 'connected') return;
+    if (!(await this.settle(session.whenUsable(), true))) throw new SessionEnded();
+  }
+
+  /**
+   * Recovery of a create in doubt: it must find its node whatever the caller does, so its wait
+   * for the connection does not end with the caller's; but the deadline may end the caller's
+   * wait meanwhile (ProtectedNode.recover).
+   */
+  readonly usable = (session: ZkSession): Promise<boolean> => {
+    if (session.state === 'connected') return Promise.resolve(true);
+    this.enterWait();
+    return session.whenUsable().finally(() => this.waits--);
+  };
+
+  /** Stops listening (the acquire is answered): no timer or listener is left. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.w.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  /** `step`, or the end first; `isWait`: the deadline may end it (waits for room, a session). */
+  private settle<T>(step: Promise<T>, isWait: boolean, orphan?: (value: T) => void): Promise<T> {
+    if (isWait) this.enterWait();
+    if (this.error) {
+      if (isWait) this.waits--;
+      if (orphan) void step.then(orphan, () => undefined);
+      return Promise.reject(this.error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      let ended = false;
+      const stop = (err: Error): void => {
+        ended = true;
+        reject(err);
+      };
+      this.stops.add(stop);
+      const done = (): void => {
+        this.stops.delete(stop);
+        if (isWait) this.waits--;
+      };
+      step.then(
+        (value) => {
+          done();
+          if (ended) orphan?.(value);
+          else resolve(value);
+        },
+        (err: unknown) => {
+          done();
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private enterWait(): void {
+    this.waits++;
+    if (this.overdue) this.end(this.timeout());
+  }
+
+  private readonly onAbort = (): void =>
+    this.end(new LockAbortedError(this.w.path, this.w.signal!.reason));
+
+  private readonly onDeadline = (): void => {
+    this.overdue = true;
+    if (this.waits > 0) this.end(this.timeout());
+  };
+
+  private timeout(): Error {
+    if (this.w.tryOnly) return noSessionForTry(this.connection, this.w.path);
+    return waitTimeoutError(this.connection, this.w.path, this.w.waitTimeoutMs!, this.ahead);
+  }
+
+  private end(err: Error): void {
+    if (this.error) return;
+    this.error = err;
+    this.dispose();
+    for (const stop of this.stops) stop(err);
+    this.stops.clear();
   }
 }
