@@ -101,10 +101,11 @@ describe('semaphore maxLeases mismatch', () => {
       'a queued for the mutex',
       async () => (await zk.admin.children(`${path}/locks`)).length === 2,
     );
-    await first.release();
-    // Meanwhile another process's holder under maxLeases 1 took over (as its acquirer would write it).
-    await zk.admin.setData(leases, (await zk.admin.getData(leases)).replace('=2', '=1'));
+    // Meanwhile another process's holder under maxLeases 1 took over (as its acquirer would write
+    // it); its lease comes first, or the server may delete the emptied container node in between.
     const foreign = await zk.admin.create(`${leases}/_c_other-lease-`, '', 'sequential');
+    await first.release();
+    await zk.admin.setData(leases, (await zk.admin.getData(leases)).replace('=2', '=1'));
     await mutexHolder.release();
 
     expectRefused(await second, path, 1, 2);
