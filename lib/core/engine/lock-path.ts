@@ -52,7 +52,7 @@ const CONTAINER_OWNER = '8000000000000000';
 /**
  * A container (or persistent, as older releases made lock paths) node with our marker as its
  * data: created as a lock path, written by nobody since but a semaphore's acquirers (the leases
- * node records their maxLeases, see semaphore-limit.ts).
+ * node records their maxLeases, see recipes/semaphore.ts).
  */
 export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
   const owner = ZkSession.ownerOf(stat);
