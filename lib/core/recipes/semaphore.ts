@@ -681,7 +681,7 @@ class SemaphoreLimits {
    */
   async claim(
     session: ZkSession,
-    w: { path: string; leasesPath: string; maxLeases: number },
+    w: Ask,
     listed: LeasesStamp,
     pending: PendingRead | undefined,
     untilUsable: () => Promise<void>,
@@ -706,7 +706,7 @@ class SemaphoreLimits {
   /** The stamp of the record once it is ours; undefined to read again (changed meanwhile). */
   private async check(
     session: ZkSession,
-    w: { path: string; leasesPath: string; maxLeases: number },
+    w: Ask,
     read: LimitRead,
     own: number,
   ): Promise<LeasesStamp | undefined> {
