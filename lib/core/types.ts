@@ -133,9 +133,18 @@ export interface LockView {
   readonly path: string;
   /** Strictly increasing from one holder of this path to the next (docs/guides/fencing.md). */
   readonly fencingToken: bigint;
-  /** Aborts with a LockLostError reason when the lock is lost. */
+  /**
+   * Aborts with a LockLostError reason when the lock is lost: its session's loss, or a deletion
+   * of its node by another client once watchForLoss() (or a 'lost' listener) watches it.
+   * Reading it sends nothing.
+   */
   readonly signal: AbortSignal;
   readonly state: LockState;
+  /**
+   * Watches the lock node (one request), so that its deletion by another client (an operator's
+   * force-revoke) aborts `signal` too; returns `signal`. Sends nothing once watching.
+   */
+  watchForLoss(): AbortSignal;
   /**
    * Throws LockLostError (synchronously) unless the lock is still provably ours: not lost or
    * released, and ZooKeeper heard from within the safe window (2/3 of the session timeout).
@@ -170,7 +179,10 @@ export interface MultiLockHandle {
   /** One handle per path, in the same order. */
   readonly locks: readonly LockHandle[];
   readonly fencingTokens: readonly bigint[];
+  /** Aborts when a member is lost (a deletion of a member's node: once watchForLoss()). */
   readonly signal: AbortSignal;
+  /** Watches every member's node (see LockView.watchForLoss); returns `signal`. */
+  watchForLoss(): AbortSignal;
   /** 'lost' if any member is lost, 'uncertain' if any member is, else 'held' or 'released'. */
   readonly state: LockState;
   /** Idempotent; releases the members in reverse order. */
@@ -190,13 +202,16 @@ export interface LeaseAcquireOptions extends AcquireOptions {
 
 /**
  * Leases held on a semaphore. No fencing token: several holders are allowed by design. Its
- * signal aborts with LockLostError when a lease node is gone (session lost, deleted by others).
+ * signal aborts with LockLostError when a lease node is gone (session lost, deleted by others
+ * once watchForLoss()).
  */
 export interface SemaphoreLease {
   readonly path: string;
   /** How many leases this handle holds. */
   readonly leases: number;
   readonly signal: AbortSignal;
+  /** Watches the lease nodes (see LockView.watchForLoss); returns `signal`. */
+  watchForLoss(): AbortSignal;
   readonly state: LockState;
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
   /** 'lost' (LockLostError), once; a listener added after the loss is called then (see LockView). */

@@ -466,8 +466,8 @@ describe('a batch of callers sharing one node, under faults', () => {
       locks.withLock(path, (lock) =>
         turns.visit(`local-${i}`, lock, async () => {
           if (i !== 1) return tick();
-          // Served in process on the shared node; reading the signal watches the node.
-          const signal = lock.signal;
+          // Served in process on the shared node; watchForLoss() watches the node.
+          const signal = lock.watchForLoss();
           const children = await zk.admin.children(path);
           expect(children).toHaveLength(1);
           await zk.admin.removeTree(`${path}/${children[0]}`);

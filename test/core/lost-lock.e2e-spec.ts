@@ -1,9 +1,10 @@
 /**
  * How a holder learns its lock is lost. One whose node someone else deletes learns it
- * (LockLostError 'node-deleted') as soon as anyone can be told: reading `lock.signal`, a `lost`
+ * (LockLostError 'node-deleted') as soon as anyone asks: `lock.watchForLoss()`, a `lost`
  * listener on the handle or on the client; until then no watch is set, so an uncontended
- * acquire + release stays at three requests. A `lost` listener added after the loss is still
- * told, once. (Losses by session: zookeeper-restart, session-pause, one-way-loss.)
+ * acquire + release stays at three requests, and reading `lock.signal` sends nothing. A `lost`
+ * listener added after the loss is still told, once. (Losses by session: zookeeper-restart,
+ * session-pause, one-way-loss.)
  */
 import { LockLostError, ZkLockClient } from '../../lib';
 import { OP } from '../../lib/core/zookeeper/jute-requests';
@@ -26,12 +27,13 @@ describe('a lock node deleted by another client', () => {
     return `${path}/${children[0]}`;
   };
 
-  it('sets no watch for a holder nobody observes, and one once its signal is read', async () => {
+  it('sets no watch for a holder nobody observes, and one once watchForLoss() is called', async () => {
     const path = `${zk.root}/unobserved`;
     const before = await watchCount();
     const lock = await zk.locks.acquire(path);
     expect(await watchCount()).toBe(before);
-    const signal = lock.signal;
+    const signal = lock.watchForLoss();
+    expect(signal).toBe(lock.signal);
     await eventually(
       'the holder watches its node',
       async () => (await watchCount()) === before + 1,
@@ -41,12 +43,41 @@ describe('a lock node deleted by another client', () => {
     await eventually('the watch is gone', async () => (await watchCount()) === before);
   });
 
+  it('reading the signal sends no request', async ({ onTestFinished }) => {
+    const proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
+    onTestFinished(() => proxy.close());
+    const locks = await ZkLockClient.connect({
+      connectionString: proxy.connectionString,
+      sessions: 1,
+    });
+    onTestFinished(() => locks.close());
+    const path = `${zk.root}/signal-read`;
+    const lock = await locks.acquire(path);
+    const sent: number[] = [];
+    proxy.afterRequest = (op) => {
+      if (op !== OP.PING) sent.push(op);
+    };
+    // A request sent after anything the reads sent: its answer comes after theirs.
+    const marker = (): Promise<unknown> => locks.inspect(`${zk.root}/nothing-here`);
+    expect(lock.signal.aborted).toBe(false);
+    await marker();
+    expect(sent.filter((op) => op === OP.GET_DATA)).toEqual([]);
+    await locks.withLock(`${path}-scoped`, async () => {
+      sent.length = 0;
+      expect(locks.heldLock(`${path}-scoped`)!.signal.aborted).toBe(false);
+      await marker();
+      expect(sent.filter((op) => op === OP.GET_DATA)).toEqual([]);
+    });
+    await lock.release();
+  });
+
   it('aborts the signal with LockLostError when the node is deleted', async () => {
     const path = `${zk.root}/signal`;
     const before = await watchCount();
     const lock = await zk.locks.acquire(path);
+    const signal = lock.watchForLoss();
     const aborted = new Promise<unknown>((resolve) =>
-      lock.signal.addEventListener('abort', () => resolve(lock.signal.reason), { once: true }),
+      signal.addEventListener('abort', () => resolve(signal.reason), { once: true }),
     );
     await eventually(
       'the holder watches its node',
@@ -105,11 +136,11 @@ describe('a lock node deleted by another client', () => {
     onTestFinished(() => locks.close());
     const path = `${zk.root}/unanswered-watch`;
     const lock = await locks.acquire(path);
-    // Reading the signal sends the watch; the proxy holds it, and what follows on the connection,
+    // watchForLoss() sends the watch; the proxy holds it, and what follows on the connection,
     // until it timed out on the client: the connection stays up (pings are held for much less
     // than the session timeout), so nothing re-arms it on a reconnect.
     const watchHeld = proxy.holdAtRequest(OP.GET_DATA);
-    expect(lock.signal.aborted).toBe(false);
+    expect(lock.watchForLoss().aborted).toBe(false);
     await watchHeld;
     // A request sent after the watch times out after it.
     await expect(locks.inspect(path)).rejects.toThrow(/no answer/);

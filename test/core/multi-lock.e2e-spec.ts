@@ -101,7 +101,8 @@ describe('multi-path lock', () => {
 
   it("the handle's signal aborts with LockLostError when any member is lost", async () => {
     const multi = await zk.locks.acquireAll([p('l1'), p('l2')]);
-    const signal = multi.signal;
+    const signal = multi.watchForLoss();
+    expect(signal).toBe(multi.signal);
     const [node] = await zk.admin.children(p('l2'));
     await zk.admin.removeTree(`${p('l2')}/${node}`);
     await eventually('the signal aborted', () => signal.aborted);

@@ -169,7 +169,8 @@ describe('semaphore', () => {
 
   it("a lease node deleted by someone else aborts the lease's signal", async () => {
     const lease = await zk.locks.semaphore(p('deleted'), { maxLeases: 2 }).acquire();
-    const signal = lease.signal;
+    const signal = lease.watchForLoss();
+    expect(signal).toBe(lease.signal);
     const [node] = await zk.admin.children(`${p('deleted')}/leases`);
     await zk.admin.removeTree(`${p('deleted')}/leases/${node}`);
     await eventually('the signal aborted', () => signal.aborted);

@@ -147,7 +147,7 @@ describe('credentials in a running NestJS application', () => {
     await busy.release();
     await locks.withLock('/bad//path', () => undefined).catch((err) => errors.push(err));
     await locks.withLock('/doomed', async (lock) => {
-      void lock.signal; // observed: its node is watched
+      lock.watchForLoss(); // observed: its node is watched
       const [node] = await owner.children(`${namespace}/doomed`);
       await owner.remove(`${namespace}/doomed/${node}`);
       await eventually('the lock is lost', () => lock.state === 'lost');

@@ -17,9 +17,7 @@ export class ReadOnlyLockView implements LockView {
   get fencingToken(): bigint {
     return this.lock.fencingToken;
   }
-  /** Reading it watches the lock node, so a deletion by another client aborts it too. */
   get signal(): AbortSignal {
-    this.lock.watchForLoss();
     return this.lock.signal;
   }
   get state(): LockState {
@@ -28,6 +26,10 @@ export class ReadOnlyLockView implements LockView {
 
   assertHeld(): void {
     this.lock.assertHeld();
+  }
+
+  watchForLoss(): AbortSignal {
+    return this.lock.watchForLoss();
   }
 
   on(event: string, listener: (...args: any[]) => void): this {

@@ -8,9 +8,8 @@ import type { LockKind } from './lock-drivers';
 /**
  * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal
  * that aborts with a LockLostError when it is lost, and its 'uncertain' / 'reconnected' / 'lost'
- * events. The signal and the emitter are created on first use (most holders never look). A
- * deletion of the nodes by another client is noticed only once they are watched (one request
- * per node): watchForLoss(), which a 'lost' listener calls, as the public handles' signal does.
+ * events, created on first use. A deletion of the nodes by another client is noticed only once
+ * they are watched (one request per node): watchForLoss(), which a 'lost' listener calls too.
  */
 export class HeldResource {
   state: LockState = 'held';
@@ -41,10 +40,11 @@ export class HeldResource {
 
   /**
    * Someone will be told of a loss: from now on, watch the nodes for deletion by other clients
-   * too (one request per node; a lost session is noticed without it).
+   * too (one request per node; a lost session is noticed without it). Returns the signal.
    */
-  watchForLoss(): void {
+  watchForLoss(): AbortSignal {
     if (this.active) this.watchNodes(this);
+    return this.signal;
   }
 
   get active(): boolean {

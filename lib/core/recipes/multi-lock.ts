@@ -129,7 +129,13 @@ class MultiLock implements MultiLockHandle {
     return this.locks.map((l) => l.fencingToken);
   }
 
-  /** Created on first use (reading a member's signal makes it watch its node). */
+  /** Watches every member's node for deletion by another client; returns the signal. */
+  watchForLoss(): AbortSignal {
+    for (const lock of this.locks) lock.watchForLoss();
+    return this.signal;
+  }
+
+  /** Created on first use, from the members' signals. */
   get signal(): AbortSignal {
     if (!this.controller) {
       const controller = new AbortController();

@@ -403,9 +403,9 @@ export class SemaphoreRecipe {
 
 /**
  * Leases held on one semaphore path: one ephemeral node each. Lost when its session is lost or
- * a node is deleted by someone else (watched only once someone reads the signal or listens for
- * 'lost', like a held lock). release() deletes the nodes through the connection's current
- * session, as a lock's Contender does.
+ * a node is deleted by someone else (watched only once watchForLoss() or a 'lost' listener asks,
+ * like a held lock). release() deletes the nodes through the connection's current session, as a
+ * lock's Contender does.
  */
 class HeldLease extends HeldResource implements SemaphoreLease {
   private releasing?: Promise<void>;
@@ -434,12 +434,6 @@ class HeldLease extends HeldResource implements SemaphoreLease {
           });
       }
     });
-  }
-
-  /** Reading it watches the lease nodes (see HeldResource.watchForLoss). */
-  override get signal(): AbortSignal {
-    this.watchForLoss();
-    return super.signal;
   }
 
   get leases(): number {

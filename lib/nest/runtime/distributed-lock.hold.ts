@@ -28,6 +28,7 @@ export interface LockedCall {
 /** What a decorated method holds while it runs: a lock, a lease or several locks. */
 interface Holding {
   readonly signal: AbortSignal;
+  watchForLoss(): AbortSignal;
   readonly state: LockState;
 }
 
@@ -51,10 +52,12 @@ export function holdCall(call: LockedCall): Promise<unknown> {
     const run = async (held: Holding): Promise<void> => {
       started = true;
       const since = performance.now(); // monotonic: a wall clock step changes no minimum hold
+      // A deletion of the node by another client (a force-revoke) ends the hold too.
+      const signal = held.watchForLoss();
       let value: unknown;
       try {
         const result = call.method.apply(call.self, call.args);
-        value = await (call.handlerCall ? untilLost(result, held.signal, call) : result);
+        value = await (call.handlerCall ? untilLost(result, signal, call) : result);
       } catch (err) {
         answer = answerOnceReleased(locks, held, () =>
           reject(withDecoratorAdvice(err, spec.where)),
@@ -64,7 +67,7 @@ export function holdCall(call: LockedCall): Promise<unknown> {
       const lazy = holdUntilDone(value);
       const response = spec.responseArg === undefined ? undefined : call.args[spec.responseArg];
       const sent = response === undefined ? undefined : whenResponseSent(response);
-      const minimum = holdAtLeast(since, spec.options.minHoldMs, held.signal);
+      const minimum = holdAtLeast(since, spec.options.minHoldMs, signal);
       if (!lazy.done && !sent && !minimum) {
         answer = answerOnceReleased(locks, held, () => resolve(lazy.value));
         return;
