@@ -39,7 +39,6 @@ const BELOW: Record<string, readonly string[]> = {
 const NEST_REACHES = [
   /^core\/[a-z-]+$/,
   /^core\/client\/(lock-client|client-options|client-internals)$/,
-  /^core\/engine\/acquire-options$/,
   /^core\/recipes\/(leader-latch|election-types)$/,
   /^core\/telemetry\//,
 ];

@@ -1,5 +1,5 @@
 /**
- * How a lock path is made (lib/core/engine/lock-path.ts, ensureLockPath): deepest first, as
+ * How a lock path is made (lib/core/engine/contender.ts, ensureLockPath): deepest first, as
  * Curator's creatingParentContainersIfNeeded(). A lock path the server swept once it was empty
  * (a CONTAINER node, every znode.container.checkIntervalMs) while its parent stayed is made
  * again with one create; missing parents are still made, top down, as containers with the
@@ -10,7 +10,7 @@ import { vi } from 'vitest';
 import { ZkLockClient } from '../../lib';
 import { CreateMode } from '../../lib/core/zookeeper/zk-client';
 import { CONTAINER } from '../../lib/core/zookeeper/jute-requests';
-import { LOCK_PATH_DATA } from '../../lib/core/engine/lock-path';
+import { LOCK_PATH_DATA } from '../../lib/core/engine/contender';
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { codeOf, isNoNode } from '../../lib/core/zookeeper/zk-errors';
 import { useTestRoot } from './support/core-fixture';

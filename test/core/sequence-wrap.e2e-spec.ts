@@ -7,8 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { InvalidLockPathError } from '../../lib';
-import { LOCK_PATH_DATA } from '../../lib/core/engine/lock-path';
-import { SEQUENCE_GUARD } from '../../lib/core/engine/lock-path';
+import { LOCK_PATH_DATA, SEQUENCE_GUARD } from '../../lib/core/engine/contender';
 import { writeSnapshot } from '../support/zookeeper-snapshot';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';

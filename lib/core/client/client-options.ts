@@ -1,11 +1,14 @@
 // The client's option defaults and checks, in one place.
 import { hostname } from 'node:os';
-import { MAX_WAIT_MS } from '../engine/acquire-options';
+import { MAX_WAIT_MS } from '../engine/waiter-queue';
 import { parseConnectionString, withoutUserInfo } from '../connection-string';
 import { InvalidLockOptionsError } from '../errors';
 import { applyNamespace } from '../paths';
 import type { ZkLockClientOptions } from '../types';
 import type { ZkCredentials } from '../zookeeper/zk-credentials';
+
+/** The longest wait a Node timer allows (the engine's bound), for option checks. */
+export { MAX_WAIT_MS };
 
 /** The client's defaults, in one place (docs/reference/options.md lists them). */
 export const CLIENT_DEFAULTS = {

@@ -1,17 +1,21 @@
-// ZkLockClient: the framework-free entry point and its public API, wired to the recipes.
+// ZkLockClient: the framework-free entry point, its owner scopes, its wiring to the sessions and its shutdown.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
-import { ClientClosedError } from '../errors';
+import { LockModeError, type LockLostError, ClientClosedError } from '../errors';
 import { applyNamespace } from '../paths';
 import type { LockKind } from '../engine/lock-drivers';
-import type { HeldLock } from '../engine/held-lock';
-import { LockQueues } from '../engine/lock-queues';
-import { documentedError } from '../engine/acquire-error';
-import { ElectionRegistry } from '../recipes/leader-latch';
+import { type HeldLock, LockHandleView, ReadOnlyLockView } from '../engine/held-lock';
+import {
+  LockQueues,
+  documentedError,
+  ParentReaper,
+  checkWaitTimeout,
+  waitOutcomeOf,
+  type QueueContext,
+} from '../engine/waiter-queue';
+import { ElectionRegistry, type LeaderLatch } from '../recipes/leader-latch';
 import type { ElectionOptions } from '../recipes/election-types';
-import type { LeaderLatch } from '../recipes/leader-latch';
 import { acquireAll, type MultiLockHost } from '../recipes/multi-lock';
-import { ParentReaper } from '../engine/parent-reaper';
 import { SemaphoreRecipe } from '../recipes/semaphore';
 import type {
   AcquireOptions,
@@ -30,9 +34,7 @@ import type {
 import { SessionPool } from '../zookeeper/session-pool';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { checkWaitTimeout, waitOutcomeOf } from '../engine/acquire-options';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';
-import { type ClientParts, queueContext, shutdown, watchSessions } from './client-lifecycle';
 import {
   checkClientOptions,
   CLIENT_DEFAULTS,
@@ -43,8 +45,7 @@ import {
 } from './client-options';
 import { inspectLock } from '../recipes/inspect';
 import { checkNamespace } from './namespace-check';
-import { LockHandleView, ReadOnlyLockView } from './lock-handle';
-import { OwnerScope, ownerKey } from './owner-scope';
+import type { ZkConnection } from '../zookeeper/zk-connection';
 
 const DEFAULTS = CLIENT_DEFAULTS;
 
@@ -58,7 +59,7 @@ export class ZkLockClient extends EventEmitter {
   private readonly queues: LockQueues;
   private readonly semaphores: SemaphoreRecipe;
   private readonly elections: ElectionRegistry;
-  /** The same parts, for their wiring to the sessions and the shutdown (client-lifecycle.ts). */
+  /** The same parts, for their wiring to the sessions and the shutdown (below). */
   private readonly parts: ClientParts;
   /**
    * Set the moment close() is called, before the shutdown runs a single listener (a lock's
@@ -395,7 +396,7 @@ export class ZkLockClient extends EventEmitter {
     const template = request === 'try' ? undefined : request.pathTemplate;
     const tagged = <E extends object>(event: E): E =>
       template === undefined ? event : { ...event, pathTemplate: template };
-    // Re-entry, a refused upgrade, a lock this scope lost: the scope decides (owner-scope.ts).
+    // Re-entry, a refused upgrade, a lock this scope lost: the scope decides (OwnerScope).
     const decision = this.owners.getStore()?.decide(full, path, kind);
     if (decision && 'reenter' in decision) {
       const held = decision.reenter;
@@ -444,4 +445,190 @@ export class ZkLockClient extends EventEmitter {
   private notify<K extends keyof LockEvents>(event: K, payload: () => LockEvents[K]): void {
     if (this.listenerCount(event) > 0) this.emit(event, payload());
   }
+}
+
+/** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
+export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {
+  return kind === 'mutex' ? lockPath : `${lockPath}\u0000${kind}`;
+}
+
+/**
+ * The locks an async execution context owns (kept in AsyncLocalStorage). A new scope starts
+ * from a copy of its parent's, so nested code sees the outer locks and can re-enter them, while
+ * siblings that started before an acquisition do not.
+ */
+export class OwnerScope {
+  private readonly held: Map<string, HeldLock>;
+
+  /** A scope with its parent's locks and `locks` (the ones withLock just took). */
+  constructor(parent?: OwnerScope, locks: readonly HeldLock[] = []) {
+    this.held = new Map(parent?.held);
+    for (const lock of locks) this.held.set(ownerKey(lock.lockPath, lock.kind), lock);
+  }
+
+  active(path: string): HeldLock | undefined {
+    const lock = this.held.get(path);
+    return lock?.active ? lock : undefined;
+  }
+
+  /**
+   * The loss of a lock of `lockPath` this scope lost and still holds (see HeldLock), on the side
+   * `kind` takes or, for a read/write lock, the other one: a read in a lost write's scope would
+   * re-enter it (a downgrade), a write in a lost read's scope would wait for it (an upgrade).
+   */
+  private lost(lockPath: string, kind: 'mutex' | 'read' | 'write'): LockLostError | undefined {
+    const kinds = kind === 'mutex' ? (['mutex'] as const) : (['read', 'write'] as const);
+    for (const side of kinds) {
+      const lost = this.held.get(ownerKey(lockPath, side))?.lostWhileHeld;
+      if (lost) return lost;
+    }
+    return undefined;
+  }
+
+  /**
+   * What a take of `lockPath` (namespace applied; `path` as the caller named it) as `kind` does
+   * in this scope: re-enter a lock it holds, fail at once, or (undefined) wait in the queue.
+   */
+  decide(
+    lockPath: string,
+    path: string,
+    kind: 'mutex' | 'read' | 'write',
+  ): { reenter: HeldLock } | { fail: Error } | undefined {
+    const key = ownerKey(lockPath, kind);
+    // A read in a scope that holds the write lock re-enters it (a downgrade: the write node
+    // stays until both are released, so no writer queued behind it can get in meanwhile).
+    const held =
+      this.active(key) ?? (kind === 'read' ? this.active(ownerKey(lockPath, 'write')) : undefined);
+    if (held) return { reenter: held };
+    // This scope lost this lock but still holds its place here: a take would wait for itself
+    // (its node may outlive the loss) or be granted a fresh lock beside the one it lost, so it
+    // fails as re-entering the lost lock would (docs/design.md "What holding means").
+    const lost = this.lost(lockPath, kind);
+    if (lost) return { fail: lost };
+    if (kind === 'write' && this.active(ownerKey(lockPath, 'read'))) {
+      return {
+        fail: new LockModeError(
+          path,
+          'this scope holds its read lock, and a write lock would wait for that read lock forever',
+          'Release the read lock first, or take the write lock from the start (a write lock can be downgraded to a read lock, not upgraded)',
+        ),
+      };
+    }
+    return undefined;
+  }
+}
+
+// contexts, and the shutdown close() runs. Off the acquire's way.
+
+/** @internal What a client is made of, for its wiring and its shutdown. */
+export interface ClientParts {
+  readonly pool: SessionPool;
+  readonly reaper: ParentReaper;
+  readonly queues: LockQueues;
+  readonly semaphores: SemaphoreRecipe;
+  readonly elections: ElectionRegistry;
+}
+
+/**
+ * @internal What the lock queues of one session get from the client: its connection, node data,
+ * limit and the client's events (a loss names the session).
+ */
+export function queueContext(
+  client: EventEmitter,
+  nodeData: Buffer,
+  maxNodesPerPath: number,
+  connection: ZkConnection,
+  index: number,
+): QueueContext {
+  return {
+    connection,
+    nodeData,
+    maxNodesPerPath,
+    watchesLoss: () => client.listenerCount('lost') > 0,
+    released: (lock) => {
+      if (client.listenerCount('released') === 0) return;
+      client.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
+    },
+    lost: (lock, error) => {
+      const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
+      client.emit('lost', { path: lock.path, error, session });
+    },
+  };
+}
+
+/** @internal The pool's events as the client's, and each member's session events to the recipes. */
+export function watchSessions(client: EventEmitter, parts: ClientParts): void {
+  const { pool, queues, semaphores, elections } = parts;
+  pool.on('member', (session: SessionInfo) => client.emit('session', session));
+  pool.on('state', (state: ConnectionState) => client.emit('state', state));
+  for (const member of pool.members) {
+    // A member's events reach only its own queues; each lease and election filters by its
+    // own session: another session's loss or drop never counts.
+    member.on(
+      'session-lost',
+      (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
+        queues.onSessionLost(member, session, reason);
+        semaphores.onSessionLost(session, reason);
+        elections.onSessionLost(session, reason);
+      },
+    );
+    member.on('session', (session: ZkSession) => watchSession(parts, member, session));
+    watchSession(parts, member, member.current);
+  }
+}
+
+/** The suspensions and reconnections of `session`, one session of pool member `member`. */
+function watchSession(parts: ClientParts, member: ZkConnection, session: ZkSession): void {
+  const { queues, semaphores, elections } = parts;
+  session.on('suspended', () => {
+    queues.onSuspended(member, session);
+    semaphores.onSuspended(session);
+    elections.onSuspended(session);
+  });
+  session.on('reconnected', () => {
+    queues.onReconnected(member, session);
+    semaphores.onReconnected(session);
+    elections.onReconnected(session);
+  });
+}
+
+/**
+ * @internal Releases, lets node requests under way finish and cleans up, for at most
+ * sessionTimeoutMs (by then a session that cannot reach ZooKeeper counts as lost, and its nodes
+ * as gone), then closes the session, which waits at most requestTimeoutMs for the server: close()
+ * returns within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does.
+ */
+export async function shutdown(
+  client: EventEmitter,
+  parts: ClientParts,
+  sessionTimeoutMs: number,
+): Promise<void> {
+  // Elections first: the next participant (maybe in another process) leads at once.
+  const elections = parts.elections.closeAll();
+  const semaphores = parts.semaphores.close();
+  const queues = parts.queues.all();
+  for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
+  const releases = queues.flatMap((q) =>
+    q.holders.map((holder) => {
+      holder.lose('client-closed', 'the ZkLockClient was closed');
+      return holder.end();
+    }),
+  );
+  const graceful = async (): Promise<void> => {
+    await Promise.all([elections, ...releases, semaphores]);
+    // Nodes still being created for callers that gave up are deleted once created: wait, so
+    // that the lock paths are empty when the reaper removes them.
+    await Promise.all(queues.map((q) => q.whenIdle()));
+    await parts.reaper.flush();
+  };
+  await settleWithin(graceful(), sessionTimeoutMs);
+  await parts.pool.close();
+  client.removeAllListeners();
+}
+
+/** Resolves once `work` has, or after `ms`, whichever comes first (the timer is cleared). */
+function settleWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

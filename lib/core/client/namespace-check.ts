@@ -3,7 +3,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { ZkCredentials } from '../zookeeper/zk-credentials';
 import { LockAccessDeniedError } from '../errors';
-import { ensureLockPath } from '../engine/lock-path';
+import { ensureLockPath } from '../engine/contender';
 import type { AclEntry } from '../zookeeper/jute-requests';
 
 /** The name of the node connect() creates to learn our ids: ephemeral, deleted at once. */

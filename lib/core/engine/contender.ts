@@ -1,16 +1,29 @@
-// A Contender: one node of ours in a lock's queue, one loop from its create to its turn.
+// One node of ours in a lock's queue: its loop (Contender), its protected node, its lock path.
 import type { ZkConnection } from '../zookeeper/zk-connection';
-import { isInDoubt, isNoNode, isNodeExists, isSessionGone } from '../zookeeper/zk-errors';
-import type { Listing, ZkSession } from '../zookeeper/zk-session';
+import {
+  isSessionGone,
+  ZkCode,
+  ZkRequestError,
+  codeOf,
+  isInDoubt,
+  isNoNode,
+  isNodeExists,
+  isNotEmpty,
+} from '../zookeeper/zk-errors';
+import { type Listing, ZkSession } from '../zookeeper/zk-session';
 import {
   MAX_GENERATION,
   fencingToken,
   sequenceOf,
   type LockDriver,
   type Place,
+  sortContenders,
 } from './lock-drivers';
-import { ensureLockPath, pastSequenceGuard, waitForSequenceReset } from './lock-path';
-import { DOUBTS_AFTER_WAIT, ProtectedNode, deleteWithRetry } from './protected-node';
+import { randomUUID } from 'node:crypto';
+import { UnexpectedAclError, InvalidLockPathError, LockAccessDeniedError } from '../errors';
+import { type AclEntry, CONTAINER } from '../zookeeper/jute-requests';
+import { CreateMode, type Stat } from '../zookeeper/zk-client';
+import { parentPath } from '../paths';
 
 /**
  * Its one state. `creating`: no node yet (again after backing off at the sequence guard, when
@@ -287,7 +300,7 @@ export class Contender {
 
   /**
    * Whether recovery goes on after one more answer in doubt: always while a caller waits for
-   * this node, then DOUBTS_AFTER_WAIT more (protected-node.ts). A node not found then, if the
+   * this node, then DOUBTS_AFTER_WAIT more (below). A node not found then, if the
    * server created one at all, goes with the session.
    */
   private keepRecovering(): boolean {
@@ -306,7 +319,7 @@ export class Contender {
   }
 
   /**
-   * Waits until the lock node is re-created below the sequence guard (lock-path.ts), its place
+   * Waits until the lock node is re-created below the sequence guard (SEQUENCE_GUARD), its place
    * "busy" meanwhile (a try gives up, a timeout counts who is ahead). False if given up.
    */
   private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
@@ -507,4 +520,463 @@ export class Contender {
     session.unwatchData(this.aheadWatch.path, this.aheadWatch.watcher);
     this.aheadWatch = undefined;
   }
+}
+
+/**
+ * Deletes `path`, retrying through connection loss until done or the session is gone: an orphan
+ * node would block every later caller until the session ends (docs/design.md "The mutex recipe").
+ */
+export async function deleteWithRetry(session: ZkSession, path: string): Promise<void> {
+  for (;;) {
+    try {
+      await session.remove(path);
+      return;
+    } catch (err) {
+      if (isNoNode(err) || isSessionGone(err) || !isInDoubt(err)) return;
+      if (!(await session.whenUsable())) return;
+    }
+  }
+}
+
+/** Prefix of every node one attempt creates; the uuid finds it again after a lost reply. */
+function protectedPrefix(uuid: string): string {
+  return `_c_${uuid}-`;
+}
+
+/** @internal The children that one attempt with this uuid created (by its protected prefix). */
+export function ownNodes(children: readonly string[], uuid: string): string[] {
+  const prefix = protectedPrefix(uuid);
+  return children.filter((c) => c.startsWith(prefix));
+}
+
+/**
+ * @internal
+ * How many more answers in doubt recovery takes once nobody waits for the node any more (the
+ * caller gave up, or close() ended the wait): then it stops. Enough for a reconnect after a lost
+ * reply (the usual case), while a path whose every request makes the server drop the connection
+ * (longer than its jute.maxbuffer) no longer reconnects forever, and close() can finish. A node
+ * not found then (if the server created one at all) goes with the session.
+ */
+export const DOUBTS_AFTER_WAIT = 2;
+
+/**
+ * @internal
+ * One EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>`, as Curator's withProtection()
+ * (docs/design.md "The mutex recipe"): the uuid finds it again after a create whose reply was
+ * lost. Then any node with our uuid is ours: one of the current session is adopted, every other
+ * one deleted (a create in doubt can commit twice), so no orphan outlives the attempt. Deleted
+ * with retries. Shared by the lock recipes (through their Contender) and the semaphore's leases.
+ */
+export class ProtectedNode {
+  readonly uuid = randomUUID();
+  private ownName?: string;
+  private ownSession?: ZkSession;
+  private deletion?: Promise<void>;
+  /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
+  private readonly strays = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly dir: string,
+    private readonly baseName: string,
+    private readonly data: Buffer,
+  ) {}
+
+  /** Our node's name once created (or adopted); undefined before. */
+  get name(): string | undefined {
+    return this.ownName;
+  }
+
+  /** The session the node was created in. */
+  get session(): ZkSession | undefined {
+    return this.ownSession;
+  }
+
+  get path(): string {
+    return `${this.dir}/${this.ownName}`;
+  }
+
+  /**
+   * Sends the create and nothing else (a caller that lists in the same tick gets one round trip):
+   * resolves with the node's name, which the caller then adopt()s.
+   */
+  send(session: ZkSession): Promise<string> {
+    this.ownSession = session;
+    const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
+    // With acl: 'creator', the directory's ACL is read in the same write, ahead of the create:
+    // its answer comes first, so checking it costs the server one request and no round trip.
+    const acl = session.checksAcl ? session.getAcl(this.dir).catch(() => undefined) : undefined;
+    const created = session
+      .create(prefix, this.data, CreateMode.EPHEMERAL_SEQUENTIAL)
+      .then((path) => path.slice(path.lastIndexOf('/') + 1));
+    if (!acl) return created;
+    return created.then(async (name) => {
+      await this.checkDir(session, [name], await acl);
+      return name;
+    });
+  }
+
+  /**
+   * With acl: 'creator', a directory whose ACL lets other identities in (docs/guides/security.md)
+   * gets nothing of ours: `names` (our nodes in it) are deleted, then UnexpectedAclError. `read`:
+   * the ACL read with the create, undefined when that read failed (the directory was created
+   * between the two requests, or the answer was lost), then read again.
+   */
+  private async checkDir(
+    session: ZkSession,
+    names: readonly string[],
+    read?: readonly AclEntry[],
+  ): Promise<void> {
+    try {
+      session.checkAcl(this.dir, read ?? (await session.getAcl(this.dir)));
+    } catch (err) {
+      if (err instanceof UnexpectedAclError) {
+        await Promise.all(names.map((name) => deleteWithRetry(session, `${this.dir}/${name}`)));
+      }
+      throw err;
+    }
+  }
+
+  /** Takes `name` as our node. */
+  adopt(name: string): void {
+    this.ownName = name;
+  }
+
+  /** Forgets our node's name (deleted by us, to be created anew). */
+  forget(): void {
+    this.ownName = undefined;
+    this.deletion = undefined;
+  }
+
+  /**
+   * Creates the node (again, if it was deleted under us) in `session`, with `dirData` as the data
+   * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply (see
+   * recover for `recovery`). No name afterwards: recovery gave up, and no node was found.
+   */
+  async create(session: ZkSession, dirData?: Buffer, recovery: Recovery = {}): Promise<void> {
+    this.forget();
+    for (;;) {
+      try {
+        return this.adopt(await this.send(session));
+      } catch (err) {
+        if (isNoNode(err)) {
+          if (await ensureLockPath(session, this.dir, dirData, recovery)) continue;
+          return; // gave up while creating `dir`: no node of ours
+        }
+        if (!isInDoubt(err)) throw err;
+        if ((await this.recover(session, recovery)) !== 'not-found') return;
+      }
+    }
+  }
+
+  /**
+   * The create's reply was lost: once the session is usable, finds our node by uuid and adopts it
+   * if it belongs to `session`, deleting every other node with our uuid. Returns the listing that
+   * showed it; 'not-found' to create again; 'gave-up' when a request of its own was in doubt and
+   * `recovery.keepGoing()` said stop. Looks again while its own requests are in doubt: giving up
+   * would leave a node the server may still create, and it would hold the lock for as long as the
+   * session lives (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE if it is lost.
+   */
+  async recover(
+    session: ZkSession,
+    recovery: Recovery = {},
+  ): Promise<Listing | 'not-found' | 'gave-up'> {
+    const { keepGoing, usable } = withDefaults(recovery);
+    for (;;) {
+      if (!(await usable(session))) {
+        throw new ZkRequestError(
+          ZkCode.SESSION_GONE,
+          'create',
+          this.dir,
+          'session lost during create',
+        );
+      }
+      try {
+        return await this.findOwn(session);
+      } catch (err) {
+        if (isNoNode(err)) return 'not-found'; // the directory (or our node) is gone
+        if (!isInDoubt(err)) throw err;
+        if (!keepGoing()) return 'gave-up';
+      }
+    }
+  }
+
+  /**
+   * The nodes of `children` with our uuid besides ours (a create in doubt that committed twice):
+   * deleted now, or we would wait behind our own node for as long as the session lives.
+   */
+  deleteStrays(children: readonly string[]): string[] {
+    const strays = ownNodes(children, this.uuid).filter((c) => c !== this.ownName);
+    for (const name of strays) {
+      if (this.strays.has(name) || !this.ownSession) continue;
+      const deletion = deleteWithRetry(this.ownSession, `${this.dir}/${name}`);
+      this.strays.set(name, deletion);
+      void deletion.finally(() => this.strays.delete(name));
+    }
+    return strays;
+  }
+
+  /**
+   * Deletes the node (and any strays) through `session`, by default its own; retries through
+   * connection loss until done or that session is gone.
+   */
+  remove(session = this.ownSession): Promise<void> {
+    // Without strays (nearly always), no promises to join: the delete's own.
+    const strays =
+      this.strays.size === 0 ? undefined : Promise.all(this.strays.values()).then(() => undefined);
+    if (!this.ownName || !session) return strays ?? Promise.resolve();
+    this.deletion ??= strays
+      ? Promise.all([deleteWithRetry(session, this.path), strays]).then(() => undefined)
+      : deleteWithRetry(session, this.path);
+    return this.deletion;
+  }
+
+  /** Lists `dir`: adopts our node of `session`, deletes the others with our uuid. */
+  private async findOwn(session: ZkSession): Promise<Listing | 'not-found'> {
+    const listing = await session.getChildren(this.dir);
+    if (session.checksAcl) await this.checkDir(session, ownNodes(listing.children, this.uuid));
+    let own: string | undefined;
+    for (const child of ownNodes(listing.children, this.uuid)) {
+      const path = `${this.dir}/${child}`;
+      const owner = await session.getData(path).then(
+        ({ stat }) => ZkSession.ownerOf(stat),
+        (err) => (isNoNode(err) ? undefined : Promise.reject(err)),
+      );
+      if (owner === undefined) continue;
+      if (owner === session.id && !own) own = child;
+      else await deleteWithRetry(session, path);
+    }
+    if (!own) return 'not-found';
+    this.adopt(own);
+    return listing;
+  }
+}
+
+/**
+ * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
+ * nodes: a template value can name any node (`/app/{name}` with name=config), and a node someone
+ * else created, or wrote data to since, is not ours to delete (docs/design.md "The mutex recipe", cleanup).
+ */
+export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
+
+/**
+ * One maxLeases per semaphore path (docs/design.md, "The lock family"). In this process: an
+ * acquire with another limit than one under way fails before any request. Across processes: the
+ * limit is recorded as the data of `<path>/leases`, which Curator's InterProcessSemaphoreV2
+ * creates empty and never reads or writes (it only lists the children), so its participants are
+ * not disturbed. The record binds only while leases exist: the acquirer holding `<path>/locks`
+ * (the only one that creates leases) overwrites a record no other lease stands behind.
+ */
+const RECORD = /^nestjs-zookeeper-lock maxLeases=(\d+)$/;
+
+export function limitRecord(maxLeases: number): Buffer {
+  return Buffer.from(`nestjs-zookeeper-lock maxLeases=${maxLeases}`);
+}
+
+/** The limit a leases node records, if it holds our record. */
+export function recordedLimit(data: Buffer | null): number | undefined {
+  const match = data && RECORD.exec(data.toString('utf8'));
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The ephemeralOwner ZooKeeper gives a CONTAINER node (EphemeralType.CONTAINER_EPHEMERAL_OWNER,
+ * Long.MIN_VALUE), as ZkSession.ownerOf shows it.
+ */
+const CONTAINER_OWNER = '8000000000000000';
+
+/**
+ * A container (or persistent, as older releases made lock paths) node with our marker as its
+ * data: created as a lock path, written by nobody since but a semaphore's acquirers (the leases
+ * node records their maxLeases, see recipes/semaphore.ts).
+ */
+export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
+  const owner = ZkSession.ownerOf(stat);
+  if ((owner !== '0' && owner !== CONTAINER_OWNER) || !data) return false;
+  return data.equals(LOCK_PATH_DATA) || recordedLimit(data) !== undefined;
+}
+
+/**
+ * @internal
+ * Whether `path` is `namespace` or one of its ancestors: created persistent without the marker
+ * and never removed (ensureLockPath, ParentReaper), whatever data it carries.
+ */
+export function isNamespace(path: string, namespace: string | undefined): boolean {
+  return !!namespace && (namespace === path || namespace.startsWith(path + '/'));
+}
+
+/**
+ * @internal
+ * How a request in doubt is asked again: while `keepGoing()` (default: always), once
+ * `usable(session)` resolved true (default: session.whenUsable()).
+ */
+export interface Recovery {
+  keepGoing?: () => boolean;
+  usable?: (session: ZkSession) => Promise<boolean>;
+}
+
+/** @internal `recovery` with its defaults filled in. */
+export function withDefaults(recovery: Recovery): Required<Recovery> {
+  const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
+  return { keepGoing, usable };
+}
+
+/**
+ * Creates `path` (data `leafData`: the marker, or a semaphore's limit record) and its missing
+ * ancestors as CONTAINER nodes with our marker, which the server and our cleanup remove once
+ * empty. The namespace and its ancestors are persistent, with the configured ACL and no marker:
+ * never removed, so nobody else can re-create them with another ACL. Deepest first, as Curator's
+ * creatingParentContainersIfNeeded(): a path swept while its parent stayed costs one create;
+ * only a missing parent (NO_NODE) sends it further up, then the missing ones are made top down.
+ * A create whose answer is lost is sent again once the session is usable, while
+ * `recovery.keepGoing()` (a path the server cannot read drops the connection every time: the
+ * caller's wait ends it). An ancestor another client removes meanwhile is made again. Rejects
+ * with SESSION_GONE when the session ends.
+ */
+export async function ensureLockPath(
+  session: ZkSession,
+  path: string,
+  leafData: Buffer = LOCK_PATH_DATA,
+  recovery: Recovery = {},
+  attempts = 10,
+): Promise<boolean> {
+  const { keepGoing, usable } = withDefaults(recovery);
+  /** Creates `p`: 'made' once it exists, NO_NODE's error when its parent is missing. */
+  const create = async (p: string): Promise<'made' | 'gave-up' | { noParent: unknown }> => {
+    const outsideLocks = isNamespace(p, session.namespace);
+    const data = outsideLocks ? null : p === path ? leafData : LOCK_PATH_DATA;
+    for (;;) {
+      try {
+        await session.create(p, data, outsideLocks ? CreateMode.PERSISTENT : CONTAINER);
+        return 'made';
+      } catch (err) {
+        if (isInDoubt(err)) {
+          if (!keepGoing()) return 'gave-up';
+          if (await usable(session)) continue;
+          throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
+        }
+        if (isNoNode(err)) return { noParent: err };
+        if (!isNodeExists(err)) throw err;
+        return 'made';
+      }
+    }
+  };
+  // Up from `path` to the first node that exists (made or found), then down again. The root
+  // (a chroot's node) is never made here.
+  const missing: string[] = [];
+  for (let p = path; ; p = parentPath(p)) {
+    const made = await create(p);
+    if (made === 'gave-up') return false;
+    if (made === 'made') break;
+    if (parentPath(p) === '/') throw made.noParent;
+    missing.push(p);
+  }
+  for (let i = missing.length - 1; i >= 0; i--) {
+    const made = await create(missing[i]);
+    if (made === 'gave-up') return false;
+    if (made === 'made') continue;
+    // An ancestor made a moment ago is gone again (another client's cleanup): start over.
+    if (attempts > 1) return ensureLockPath(session, path, leafData, recovery, attempts - 1);
+    throw made.noParent;
+  }
+  return true;
+}
+
+/**
+ * Removes an idle lock path node if it is ours (see isOwnLockPath) and has no children, with the
+ * version just read, so a node changed meanwhile stays. 'kept': in use, or changed meanwhile;
+ * 'foreign': not created as a lock path by this library; 'retry': connection trouble.
+ */
+export async function removeIdleLockPath(
+  session: ZkSession,
+  path: string,
+): Promise<'gone' | 'kept' | 'foreign' | 'retry'> {
+  try {
+    const { data, stat } = await session.getData(path);
+    if (!isOwnLockPath(data, stat)) return 'foreign';
+    if (stat.numChildren > 0) return 'kept';
+    await session.remove(path, stat.version);
+    return 'gone';
+  } catch (err) {
+    if (isNoNode(err)) return 'gone';
+    if (isNotEmpty(err) || codeOf(err) === ZkCode.BAD_VERSION) return 'kept'; // in use, or changed
+    if (err instanceof LockAccessDeniedError) return 'foreign'; // its ACL refuses us: never retried
+    return 'retry';
+  }
+}
+
+/**
+ * ZooKeeper's sequence suffix is the parent's signed 32-bit counter of child creates; past 2^31-1
+ * ordering, the "one node ahead" shortcut and fencing tokens break. So nobody queues at or past
+ * this guard: such a node is deleted at once, its waiters wait for the path to drain, then the
+ * lock node is created anew (counter 0, a larger czxid: tokens keep growing). The 2^20 margin
+ * covers the creates of waiters that arrive meanwhile (docs/design.md "The mutex recipe").
+ */
+export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
+
+/** How often a waiter backed off at the guard looks whether the path has drained. */
+const DRAIN_POLL_MS = 200;
+
+/**
+ * The sequence the lock node's next child gets. ZooKeeper numbers children by a stored counter
+ * of creates, and its Stat shows cversion = 2 * counter - numChildren (a 32-bit int, so it
+ * wraps long before the counter does).
+ */
+export function nextSequence(listing: Listing): number {
+  return ((listing.cversion >>> 0) + listing.children.length) / 2; // 2^31 exactly reads as 0
+}
+
+/** Whether a node got a sequence at or past the guard (-1: one that did not parse, wrapped). */
+export function pastSequenceGuard(sequence: number): boolean {
+  return sequence < 0 || sequence >= SEQUENCE_GUARD;
+}
+
+/**
+ * Waits until the lock node has drained and is re-created (by us or another process), or is
+ * gone: then a create starts from a counter of 0. Stops once `wanted()` is false; tells `busy`
+ * the nodes still queued below the guard (in lock order). Rejects with the session's error if it
+ * is lost, and with InvalidLockPathError if the lock node was not created by this library as a
+ * lock path (it is not ours to delete).
+ */
+export async function waitForSequenceReset(
+  session: ZkSession,
+  lockPath: string,
+  wanted: () => boolean,
+  busy: (children: string[]) => void,
+): Promise<void> {
+  while (wanted()) {
+    const step = await resetStep(session, lockPath);
+    if (step === 'done') return;
+    if (step !== 'again') busy(step);
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+  }
+}
+
+async function resetStep(
+  session: ZkSession,
+  lockPath: string,
+): Promise<'done' | 'again' | string[]> {
+  let listing;
+  try {
+    listing = await session.getChildren(lockPath);
+  } catch (err) {
+    if (isNoNode(err)) return 'done'; // removed meanwhile: create it anew
+    if (isInDoubt(err)) return 'again';
+    throw err;
+  }
+  if (listing.children.length > 0) {
+    if (nextSequence(listing) < SEQUENCE_GUARD) return 'done'; // re-created meanwhile
+    return sortContenders(listing.children);
+  }
+  // Empty: delete it. (An empty node whose counter just wrapped shows the same Stat as a new
+  // one, so an empty node is always deleted, at worst once more than needed.)
+  const outcome = await removeIdleLockPath(session, lockPath);
+  if (outcome === 'foreign') {
+    throw new InvalidLockPathError(
+      lockPath,
+      `its sequence counter is near ZooKeeper's limit of 2^31 and this library did not create ` +
+        'it as a lock path, so it will not delete and re-create it; delete it while nobody ' +
+        'uses it, or lock another path',
+    );
+  }
+  return outcome === 'gone' ? 'done' : 'again';
 }

@@ -1,18 +1,25 @@
-// The WaiterQueue: the local callers of one lock path and kind, batched onto contender nodes.
+// A client's local queues: callers batched onto contender nodes, by lock path, the path reaper, and what callers are told.
 import {
   LockAbortedError,
   LockLostError,
   LockTimeoutError,
-  ZooKeeperUnavailableError,
   type LockQueueAhead,
+  LockModeError,
+  LockQueueFullError,
+  InvalidLockPathError,
+  ZkLockError,
+  ZooKeeperUnavailableError,
+  InvalidLockOptionsError,
 } from '../errors';
 import type { ZkConnection } from '../zookeeper/zk-connection';
-import { isSessionGone } from '../zookeeper/zk-errors';
+import { ZkCode, codeOf, isInDoubt, isSessionGone } from '../zookeeper/zk-errors';
 import type { ZkSession } from '../zookeeper/zk-session';
-import { acquireError } from './acquire-error';
-import { Contender } from './contender';
+import { Contender, isNamespace, removeIdleLockPath } from './contender';
 import { HeldLock } from './held-lock';
-import type { LockDriver } from './lock-drivers';
+import { type LockDriver, DRIVERS, type LockKind } from './lock-drivers';
+import type { AcquireOptions, WaitOutcome } from '../types';
+import { sessionIndexOf } from '../zookeeper/session-shards';
+import { parentPath } from '../paths';
 
 /** @internal What the client tells its queues, and how they tell it about holds. */
 export interface QueueContext {
@@ -583,4 +590,333 @@ export function waitTimeoutError(
     );
   }
   return new LockTimeoutError(displayPath, waitTimeoutMs, ahead);
+}
+
+type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
+const KINDS = Object.keys(DRIVERS) as LockKind[];
+
+/** @internal The client's caps on waiting callers (options of the same names). */
+export interface WaiterCaps {
+  readonly maxWaitersPerPath: number;
+  readonly maxWaiters: number;
+}
+
+/**
+ * @internal
+ * The client's local queues, by lock path. One path is either a mutex or a read/write lock in a
+ * process: mixing them would not exclude (their node names differ), so it fails before any
+ * request. A path whose last queue went idle is handed to the reaper, which leaves alone the
+ * paths still here. A caller that would wait beyond the caps (`caps`) is refused before anything
+ * is queued or sent: memory stays bounded however fast callers come.
+ */
+export class LockQueues {
+  private readonly byPath = new Map<string, PathQueues>();
+  /** Callers waiting in all the queues (WaiterQueue.waiting, summed as they change). */
+  private waiting = 0;
+
+  constructor(
+    /**
+     * The queue context of each session of the pool, in member order: a lock path's queues get
+     * its session's (sessionIndexOf; docs/design.md "Sessions as a pool").
+     */
+    private readonly contexts: readonly QueueContext[],
+    private readonly reaper: ParentReaper,
+    private readonly caps: WaiterCaps,
+  ) {
+    reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
+  }
+
+  /**
+   * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
+   * use: the path is no longer due for cleanup. Throws
+   * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
+   * before any of that.
+   */
+  acquire(
+    lockPath: string,
+    path: string,
+    kind: LockKind,
+    request: AcquireOptions | 'try',
+  ): Promise<HeldLock | null> {
+    // A try, waitTimeoutMs 0 and a signal aborted already never wait: never refused.
+    const waits = request !== 'try' && request.waitTimeoutMs !== 0 && !request.signal?.aborted;
+    if (waits && this.waiting >= this.caps.maxWaiters) {
+      throw new LockQueueFullError(path, 'maxWaiters', this.caps.maxWaiters);
+    }
+    let entry = this.byPath.get(lockPath);
+    if (!entry) this.byPath.set(lockPath, (entry = {}));
+    const mutex = kind === 'mutex';
+    if (mutex ? entry.read || entry.write : entry.mutex) {
+      throw new LockModeError(
+        path,
+        mutex
+          ? 'this process uses it as a read/write lock, and a mutex would not exclude its readers or writers'
+          : 'this process uses it as a mutex, and a read/write lock would not exclude its holder',
+        'Use one kind of lock per path, in every process',
+      );
+    }
+    const onPath = KINDS.reduce((sum, k) => sum + (entry[k]?.waiting ?? 0), 0);
+    if (waits && onPath >= this.caps.maxWaitersPerPath) {
+      throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
+    }
+    this.reaper.cancel(lockPath);
+    // Created and asked in one go: the queue's code runs from its constructor on.
+    const queue = (entry[kind] ??= new WaiterQueue(
+      this.contexts[sessionIndexOf(lockPath, this.contexts.length)],
+      (q) => this.idle(q, kind),
+      lockPath,
+      path,
+      DRIVERS[kind],
+      (change) => (this.waiting += change),
+    ));
+    return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
+  }
+
+  all(): WaiterQueue[] {
+    return [...this.byPath.values()].flatMap((entry) =>
+      KINDS.map((kind) => entry[kind]).filter((q): q is WaiterQueue => !!q),
+    );
+  }
+
+  // Session events of one member of the pool reach only the queues on that member's session
+  // (docs/design.md "Sessions as a pool"): another session's drop says nothing about them.
+
+  onSessionLost(
+    connection: ZkConnection,
+    session: ZkSession,
+    reason: 'session-expired' | 'connection-lost',
+  ): void {
+    for (const q of this.on(connection)) q.onSessionLost(session, reason);
+  }
+
+  onSuspended(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onSuspended(session);
+  }
+
+  onReconnected(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onReconnected(session);
+  }
+
+  /** The queues whose nodes use `connection`'s sessions. */
+  private on(connection: ZkConnection): WaiterQueue[] {
+    return this.all().filter((q) => q.connection === connection);
+  }
+
+  /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
+  private idle(queue: WaiterQueue, kind: LockKind): void {
+    const entry = this.byPath.get(queue.lockPath);
+    if (entry?.[kind] !== queue) return;
+    delete entry[kind];
+    if (Object.keys(entry).length > 0) return;
+    this.byPath.delete(queue.lockPath);
+    this.reaper.schedule(queue.lockPath);
+  }
+}
+
+/**
+ * Tries on a connected session that failed on the connection (lost or unanswered) before a path
+ * is given up: a path the server refuses to read drops the connection every time.
+ * A failure counts only if the server answered us since the previous one: a server that answers
+ * nothing (frozen, or out of quorum) is an outage, and the path waits for its end instead.
+ */
+const FAILED_TRIES = 3;
+
+/**
+ * @internal
+ * Removes lock nodes (and their empty ancestors created as lock paths) once idle in this process
+ * for `delayMs`: the server removes these CONTAINER nodes too, but slowly and a bounded number a
+ * minute (docs/design.md "Cleanup"). Never the session's namespace or above, whatever their
+ * data (older releases marked a namespace as a lock path). Safe against other acquirers
+ * (ZooKeeper refuses to delete a node with children; a create that finds no path makes it
+ * again) and for other data: only unchanged lock paths go (isOwnLockPath). A path is remembered
+ * only while scheduled or being removed, so one another client removed leaves nothing here. One
+ * timer for all paths.
+ */
+export class ParentReaper {
+  private readonly due = new Map<string, number>();
+  /** Paths whose removal failed on a connected session: how often, and when last (FAILED_TRIES). */
+  private readonly failures = new Map<string, { tries: number; at: number }>();
+  private timer?: NodeJS.Timeout;
+  private readonly inflight = new Set<Promise<void>>();
+  private stopped = false;
+  /** What the users of lock paths (lock queues, semaphores) still use: left alone. */
+  private readonly inUse: Array<(lockPath: string) => boolean> = [];
+
+  constructor(
+    /** The connection whose session a lock path uses (its ancestors are removed through it too). */
+    private readonly connectionOf: (lockPath: string) => ZkConnection,
+    private readonly delayMs: number,
+  ) {}
+
+  /** A user of lock paths registers what it uses: the reaper never removes such a path. */
+  keepWhile(inUse: (lockPath: string) => boolean): void {
+    this.inUse.push(inUse);
+  }
+
+  /** How many paths it remembers (scheduled, being removed, failing): 0 once all are done. */
+  get remembered(): number {
+    return this.due.size + this.inflight.size + this.failures.size;
+  }
+
+  schedule(lockPath: string, delayMs = this.delayMs): void {
+    if (this.stopped) return;
+    if (delayMs <= 0) return this.start(lockPath);
+    this.due.set(lockPath, Date.now() + delayMs);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(), Math.max(50, Math.min(delayMs, 1000)));
+      this.timer.unref();
+    }
+  }
+
+  cancel(lockPath: string): void {
+    this.due.delete(lockPath);
+    this.failures.delete(lockPath);
+  }
+
+  /** Reaps everything scheduled now (close()). */
+  async flush(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const paths = [...this.due.keys()];
+    this.due.clear();
+    paths.forEach((p) => this.start(p));
+    await Promise.all([...this.inflight]);
+  }
+
+  private start(lockPath: string): void {
+    const reaping = this.reap(lockPath).finally(() => this.inflight.delete(reaping));
+    this.inflight.add(reaping);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [path, at] of this.due) {
+      if (at > now) continue;
+      this.due.delete(path);
+      this.start(path);
+    }
+    if (this.due.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private async reap(lockPath: string): Promise<void> {
+    const session = this.connectionOf(lockPath).current;
+    if (this.isBusy(lockPath)) return;
+    if (session.state !== 'connected') return this.retryLater(lockPath);
+    let path = lockPath;
+    // The lock node itself, then its ancestors while they are empty lock paths, deepest first.
+    for (;;) {
+      const outcome = await removeIdleLockPath(session, path);
+      if (outcome === 'kept' || outcome === 'foreign') {
+        this.failures.delete(lockPath);
+        return; // in use elsewhere, or not ours
+      }
+      // Connection trouble: again later (from the lock node: gone by then, so NO_NODE), a few
+      // times (the path is left in ZooKeeper then).
+      if (outcome === 'retry') return this.failed(lockPath, Date.now() - session.silenceMs);
+      this.failures.delete(lockPath);
+      path = parentPath(path);
+      if (path === '/' || isNamespace(path, session.namespace) || this.hasBusyDescendant(path)) {
+        return;
+      }
+    }
+  }
+
+  /** `heardAt`: when the server last answered us (a reply or a ping reply). */
+  private failed(lockPath: string, heardAt: number): void {
+    const now = Date.now();
+    const previous = this.failures.get(lockPath);
+    const tries = !previous ? 1 : heardAt > previous.at ? previous.tries + 1 : previous.tries;
+    if (tries >= FAILED_TRIES) {
+      this.failures.delete(lockPath);
+      return;
+    }
+    this.failures.set(lockPath, { tries, at: now });
+    this.retryLater(lockPath);
+  }
+
+  /** After connection trouble: unless the path is busy again (then cancel() drops it). */
+  private retryLater(lockPath: string): void {
+    if (!this.isBusy(lockPath)) this.schedule(lockPath, Math.max(this.delayMs, 1000));
+  }
+
+  private isBusy(lockPath: string): boolean {
+    return this.inUse.some((inUse) => inUse(lockPath));
+  }
+
+  private hasBusyDescendant(dir: string): boolean {
+    for (const p of this.due.keys()) if (p.startsWith(dir + '/')) return true;
+    return false;
+  }
+}
+
+/**
+ * What a waiter whose node could not be queued is told: only documented errors (errors.ts), each
+ * naming the lock path. A raw ZooKeeper request error never reaches a caller.
+ */
+export function acquireError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
+  if (err instanceof ZooKeeperUnavailableError) {
+    return new ZooKeeperUnavailableError(
+      err.connectionString,
+      err.timeoutMs,
+      `for lock "${path}" (no session to queue in)`,
+    );
+  }
+  if (err instanceof ZkLockError) return err;
+  const code = codeOf(err);
+  if (code === ZkCode.NO_CHILDREN_FOR_EPHEMERALS) {
+    return new InvalidLockPathError(
+      path,
+      'it names an ephemeral node (of some session), which cannot have children; a lock path ' +
+        'must be a persistent node or not exist yet, so choose a path outside it',
+    );
+  }
+  return documentedError(err, path, connection);
+}
+
+/**
+ * A raw ZooKeeper request error as a documented one: no answer (connection loss, request
+ * timeout, session gone) is ZooKeeperUnavailableError; any other server answer is a ZkLockError
+ * that says the server refused the request, naming the lock path.
+ */
+export function documentedError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
+  if (err instanceof ZkLockError) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  const code = codeOf(err);
+  const unanswered = code === undefined || isInDoubt(err) || isSessionGone(err);
+  const error = unanswered
+    ? new ZooKeeperUnavailableError(
+        connection.current.connectionString,
+        connection.requestTimeoutMs,
+        `a request for lock "${path}" (${detail})`,
+      )
+    : new ZkLockError(
+        `ZooKeeper refused a request for lock "${path}": ${detail}. ` +
+          'Check the lock path, ACLs and quotas on the server.',
+      );
+  error.cause = err;
+  return error;
+}
+
+/** Node timers cannot wait longer than 2^31-1 ms: a larger value would fire at once. */
+export const MAX_WAIT_MS = 2 ** 31 - 1;
+
+export function checkWaitTimeout(path: string, options: AcquireOptions): void {
+  const ms = options.waitTimeoutMs;
+  if (ms === undefined || (Number.isFinite(ms) && ms >= 0 && ms <= MAX_WAIT_MS)) return;
+  throw new InvalidLockOptionsError(
+    path,
+    `waitTimeoutMs must be from 0 to ${MAX_WAIT_MS} ms (about 24.8 days), got ${String(ms)}`,
+    'Leave it out to wait forever, or pass 0 to try once',
+  );
+}
+
+/** How a wait that failed with `err` ended (the `waited` event's outcome). */
+export function waitOutcomeOf(err: unknown): WaitOutcome {
+  const name = (err as Error | undefined)?.name;
+  if (name === 'LockTimeoutError') return 'timeout';
+  return name === 'LockAbortedError' ? 'aborted' : 'failed';
 }

@@ -10,12 +10,10 @@ import {
   LockAbortedError,
   LockLostError,
 } from '../errors';
-import { documentedError } from '../engine/acquire-error';
-import { checkWaitTimeout } from '../engine/acquire-options';
+import { documentedError, checkWaitTimeout, WaiterQueue } from '../engine/waiter-queue';
 import type { Contender } from '../engine/contender';
 import type { HeldLock } from '../engine/held-lock';
 import { LATCH_DRIVER, sortContenders } from '../engine/lock-drivers';
-import { WaiterQueue } from '../engine/waiter-queue';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { isNoNode } from '../zookeeper/zk-errors';
 import type { ZkSession } from '../zookeeper/zk-session';

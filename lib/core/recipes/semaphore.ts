@@ -8,14 +8,16 @@ import {
   LockQueueFullError,
   LockTimeoutError,
 } from '../errors';
-import { documentedError } from '../engine/acquire-error';
-import { checkWaitTimeout } from '../engine/acquire-options';
 import { HeldResource } from '../engine/held-lock';
 import { LEASE_NAME } from '../engine/lock-drivers';
-import { limitRecord, recordedLimit } from '../engine/lock-path';
-import type { ParentReaper } from '../engine/parent-reaper';
-import { DOUBTS_AFTER_WAIT, ProtectedNode } from '../engine/protected-node';
-import { noSessionForTry, waitTimeoutError } from '../engine/waiter-queue';
+import { DOUBTS_AFTER_WAIT, ProtectedNode, limitRecord, recordedLimit } from '../engine/contender';
+import {
+  checkWaitTimeout,
+  documentedError,
+  noSessionForTry,
+  waitTimeoutError,
+  type ParentReaper,
+} from '../engine/waiter-queue';
 import type {
   AcquireOptions,
   LeaseAcquireOptions,

@@ -2,7 +2,7 @@
 import { RESPONSE_PASSTHROUGH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Observable } from 'rxjs';
-import { MAX_WAIT_MS } from '../../core/engine/acquire-options';
+import { MAX_WAIT_MS } from '../../core/client/client-options';
 import { InvalidLockPathError, ZkLockError } from '../../core/errors';
 import { parseKeyTemplate } from './key-template';
 import { parameterNames } from './key-template.parameter-names';

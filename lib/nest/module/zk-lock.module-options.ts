@@ -1,6 +1,5 @@
 // Owns the check of the module's options at bootstrap, before the client connects.
-import { MAX_WAIT_MS } from '../../core/engine/acquire-options';
-import { checkClientOptions, show } from '../../core/client/client-options';
+import { MAX_WAIT_MS, checkClientOptions, show } from '../../core/client/client-options';
 import { InvalidLockOptionsError } from '../../core/errors';
 import type { ZkLockClientOptions } from '../../core/types';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';

@@ -1,4 +1,4 @@
-import { ownNodes } from './protected-node';
+import { ownNodes } from './contender';
 
 describe('protected node names', () => {
   it('finds our node by its protected uuid prefix only', () => {
