@@ -40,12 +40,9 @@ const WAITER_CAPS = ['maxWaitersPerPath', 'maxWaiters'] as const;
 export const MAX_SESSIONS = 16;
 
 /**
- * The most bytes of data a lock node may carry (the JSON of `host`, `pid` and the `nodeData`
- * option; the data of lease nodes too), checked when the client is made. A create request is
- * that data plus the node's path (at most MAX_LOCK_PATH_BYTES and a name), its ACL and a few
- * headers, and a ZooKeeper server drops the connection on a request longer than its
- * `jute.maxbuffer` (0xfffff bytes by default, MAX_REQUEST_BYTES): 1,000,000 leaves 48 KB for the
- * rest (docs/reference/options.md "Size limits").
+ * The most bytes of data a lock or lease node may carry (`host`, `pid`, `nodeData`), checked when
+ * the client is made: with the path, ACL and headers a create stays under the server's
+ * `jute.maxbuffer` (MAX_REQUEST_BYTES; docs/reference/options.md "Size limits").
  */
 export const MAX_NODE_DATA_BYTES = 1_000_000;
 

@@ -448,7 +448,7 @@ export class ZkLockClient extends EventEmitter {
 }
 
 /** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
-export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {
+function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): string {
   return kind === 'mutex' ? lockPath : `${lockPath}\u0000${kind}`;
 }
 
@@ -457,7 +457,7 @@ export function ownerKey(lockPath: string, kind: 'mutex' | 'read' | 'write'): st
  * from a copy of its parent's, so nested code sees the outer locks and can re-enter them, while
  * siblings that started before an acquisition do not.
  */
-export class OwnerScope {
+class OwnerScope {
   private readonly held: Map<string, HeldLock>;
 
   /** A scope with its parent's locks and `locks` (the ones withLock just took). */
@@ -518,10 +518,10 @@ export class OwnerScope {
   }
 }
 
-// contexts, and the shutdown close() runs. Off the acquire's way.
+// ---- the client's wiring to its sessions, and its shutdown ------------------------------------
 
-/** @internal What a client is made of, for its wiring and its shutdown. */
-export interface ClientParts {
+/** What a client is made of, for its wiring and its shutdown. */
+interface ClientParts {
   readonly pool: SessionPool;
   readonly reaper: ParentReaper;
   readonly queues: LockQueues;
@@ -533,7 +533,7 @@ export interface ClientParts {
  * @internal What the lock queues of one session get from the client: its connection, node data,
  * limit and the client's events (a loss names the session).
  */
-export function queueContext(
+function queueContext(
   client: EventEmitter,
   nodeData: Buffer,
   maxNodesPerPath: number,
@@ -556,8 +556,8 @@ export function queueContext(
   };
 }
 
-/** @internal The pool's events as the client's, and each member's session events to the recipes. */
-export function watchSessions(client: EventEmitter, parts: ClientParts): void {
+/** The pool's events as the client's, and each member's session events to the recipes. */
+function watchSessions(client: EventEmitter, parts: ClientParts): void {
   const { pool, queues, semaphores, elections } = parts;
   pool.on('member', (session: SessionInfo) => client.emit('session', session));
   pool.on('state', (state: ConnectionState) => client.emit('state', state));
@@ -598,7 +598,7 @@ function watchSession(parts: ClientParts, member: ZkConnection, session: ZkSessi
  * as gone), then closes the session, which waits at most requestTimeoutMs for the server: close()
  * returns within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does.
  */
-export async function shutdown(
+async function shutdown(
   client: EventEmitter,
   parts: ClientParts,
   sessionTimeoutMs: number,

@@ -11,13 +11,10 @@ const PROBE = '_zklock-identity-';
 
 /**
  * @internal
- * With `acl: 'creator'`, at connect: creates the namespace if it is missing (persistent, our ACL,
- * see ensureLockPath), then an ephemeral node in it with CREATOR_ALL_ACL, whose ACL as the server
- * stored it names exactly our identities (ZkCredentials.learnOwnIds); and warns once when the
- * namespace's ACL grants anyone else, who could then create lock paths of their own in it
- * (docs/guides/security.md, "Preparing a namespace"). A namespace that refuses us is warned
- * of too; its locks then fail with LockAccessDeniedError. Without a namespace, the probe is
- * created at the root.
+ * With `acl: 'creator'`, at connect: creates the namespace if missing (ensureLockPath), then an
+ * ephemeral probe with CREATOR_ALL_ACL whose stored ACL names our identities
+ * (ZkCredentials.learnOwnIds); warns once if the namespace's ACL grants anyone else, or refuses
+ * us (docs/guides/security.md, "Preparing a namespace"). No namespace: the probe is at the root.
  */
 export async function checkNamespace(
   session: ZkSession,

@@ -47,12 +47,10 @@ const FIRST: Place = { predecessor: null, ahead: 0 };
 
 /**
  * @internal
- * One EPHEMERAL_SEQUENTIAL node in a lock's queue, for one local caller or a batch of them. Its
- * life is one loop, run(), as Curator's attemptLock and internalLockLoop: create the node (with
- * protection), list the children, ask the driver "may it hold, which node must it watch", watch
- * that node and our own, wait, again, until its queue holds the lock on it (hold()) or gives it
- * up. Its queue hears of a new place or a create in doubt through `changed`, of a node someone
- * else deleted through `vanished`.
+ * One node in a lock's queue, for one caller or a batch. Its life is one loop, run(), as Curator's
+ * internalLockLoop: create (protected), list, ask the driver "may it hold, whom to watch", watch,
+ * wait, again, until its queue holds on it or gives it up. The queue hears of a new place or a
+ * create in doubt through `changed`, of a node someone else deleted through `vanished`.
  */
 export class Contender {
   private state: State = { kind: 'creating' };
@@ -551,21 +549,18 @@ export function ownNodes(children: readonly string[], uuid: string): string[] {
 
 /**
  * @internal
- * How many more answers in doubt recovery takes once nobody waits for the node any more (the
- * caller gave up, or close() ended the wait): then it stops. Enough for a reconnect after a lost
- * reply (the usual case), while a path whose every request makes the server drop the connection
- * (longer than its jute.maxbuffer) no longer reconnects forever, and close() can finish. A node
- * not found then (if the server created one at all) goes with the session.
+ * Answers in doubt recovery still takes once nobody waits for the node: enough for a reconnect
+ * after a lost reply, while a path the server drops the connection for (longer than its
+ * jute.maxbuffer) does not reconnect forever. A node not found by then goes with the session.
  */
 export const DOUBTS_AFTER_WAIT = 2;
 
 /**
  * @internal
  * One EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>`, as Curator's withProtection()
- * (docs/design.md "The mutex recipe"): the uuid finds it again after a create whose reply was
- * lost. Then any node with our uuid is ours: one of the current session is adopted, every other
- * one deleted (a create in doubt can commit twice), so no orphan outlives the attempt. Deleted
- * with retries. Shared by the lock recipes (through their Contender) and the semaphore's leases.
+ * (docs/design.md "The mutex recipe"): after a lost reply the uuid finds it; one of the current
+ * session is adopted, every other deleted (a create in doubt can commit twice). Used by the
+ * Contender and the semaphore's leases.
  */
 export class ProtectedNode {
   readonly uuid = randomUUID();
@@ -669,12 +664,10 @@ export class ProtectedNode {
   }
 
   /**
-   * The create's reply was lost: once the session is usable, finds our node by uuid and adopts it
-   * if it belongs to `session`, deleting every other node with our uuid. Returns the listing that
-   * showed it; 'not-found' to create again; 'gave-up' when a request of its own was in doubt and
-   * `recovery.keepGoing()` said stop. Looks again while its own requests are in doubt: giving up
-   * would leave a node the server may still create, and it would hold the lock for as long as the
-   * session lives (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE if it is lost.
+   * The create's reply was lost: finds our node by uuid once the session is usable (findOwn).
+   * The listing that showed it; 'not-found' to create again; 'gave-up' once `keepGoing()` said
+   * stop. Looks again while in doubt: a node the server may still create would hold the lock for
+   * the session's life (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE.
    */
   async recover(
     session: ZkSession,
@@ -759,12 +752,8 @@ export class ProtectedNode {
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 
 /**
- * One maxLeases per semaphore path (docs/design.md, "The lock family"). In this process: an
- * acquire with another limit than one under way fails before any request. Across processes: the
- * limit is recorded as the data of `<path>/leases`, which Curator's InterProcessSemaphoreV2
- * creates empty and never reads or writes (it only lists the children), so its participants are
- * not disturbed. The record binds only while leases exist: the acquirer holding `<path>/locks`
- * (the only one that creates leases) overwrites a record no other lease stands behind.
+ * A semaphore's maxLeases, recorded as the data of `<path>/leases` (docs/design.md "The lock
+ * family"): Curator's InterProcessSemaphoreV2 never reads it. It binds only while leases exist.
  */
 const RECORD = /^nestjs-zookeeper-lock maxLeases=(\d+)$/;
 
@@ -821,16 +810,11 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 }
 
 /**
- * Creates `path` (data `leafData`: the marker, or a semaphore's limit record) and its missing
- * ancestors as CONTAINER nodes with our marker, which the server and our cleanup remove once
- * empty. The namespace and its ancestors are persistent, with the configured ACL and no marker:
- * never removed, so nobody else can re-create them with another ACL. Deepest first, as Curator's
- * creatingParentContainersIfNeeded(): a path swept while its parent stayed costs one create;
- * only a missing parent (NO_NODE) sends it further up, then the missing ones are made top down.
- * A create whose answer is lost is sent again once the session is usable, while
- * `recovery.keepGoing()` (a path the server cannot read drops the connection every time: the
- * caller's wait ends it). An ancestor another client removes meanwhile is made again. Rejects
- * with SESSION_GONE when the session ends.
+ * Creates `path` (data `leafData`) and its missing ancestors as CONTAINER nodes with our marker;
+ * the namespace and above persistent, without it, never removed. Deepest first, as Curator's
+ * creatingParentContainersIfNeeded(): only a missing parent sends it up. A create in doubt is
+ * sent again while `recovery.keepGoing()`; an ancestor removed meanwhile is made again. False
+ * once given up; rejects with SESSION_GONE when the session ends.
  */
 export async function ensureLockPath(
   session: ZkSession,

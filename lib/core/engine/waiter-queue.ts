@@ -21,6 +21,125 @@ import type { AcquireOptions, WaitOutcome } from '../types';
 import { sessionIndexOf } from '../zookeeper/session-shards';
 import { parentPath } from '../paths';
 
+type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
+const KINDS = Object.keys(DRIVERS) as LockKind[];
+
+/** @internal The client's caps on waiting callers (options of the same names). */
+export interface WaiterCaps {
+  readonly maxWaitersPerPath: number;
+  readonly maxWaiters: number;
+}
+
+/**
+ * @internal
+ * The client's local queues, by lock path. A path is a mutex or a read/write lock in a process
+ * (mixing would not exclude: LockModeError). A caller past the caps is refused before anything
+ * is queued or sent; an idle path goes to the reaper.
+ */
+export class LockQueues {
+  private readonly byPath = new Map<string, PathQueues>();
+  /** Callers waiting in all the queues (WaiterQueue.waiting, summed as they change). */
+  private waiting = 0;
+
+  constructor(
+    /**
+     * The queue context of each session of the pool, in member order: a lock path's queues get
+     * its session's (sessionIndexOf; docs/design.md "Sessions as a pool").
+     */
+    private readonly contexts: readonly QueueContext[],
+    private readonly reaper: ParentReaper,
+    private readonly caps: WaiterCaps,
+  ) {
+    reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
+  }
+
+  /**
+   * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
+   * use: the path is no longer due for cleanup. Throws
+   * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
+   * before any of that.
+   */
+  acquire(
+    lockPath: string,
+    path: string,
+    kind: LockKind,
+    request: AcquireOptions | 'try',
+  ): Promise<HeldLock | null> {
+    // A try, waitTimeoutMs 0 and a signal aborted already never wait: never refused.
+    const waits = request !== 'try' && request.waitTimeoutMs !== 0 && !request.signal?.aborted;
+    if (waits && this.waiting >= this.caps.maxWaiters) {
+      throw new LockQueueFullError(path, 'maxWaiters', this.caps.maxWaiters);
+    }
+    let entry = this.byPath.get(lockPath);
+    if (!entry) this.byPath.set(lockPath, (entry = {}));
+    const mutex = kind === 'mutex';
+    if (mutex ? entry.read || entry.write : entry.mutex) {
+      throw new LockModeError(
+        path,
+        mutex
+          ? 'this process uses it as a read/write lock, and a mutex would not exclude its readers or writers'
+          : 'this process uses it as a mutex, and a read/write lock would not exclude its holder',
+        'Use one kind of lock per path, in every process',
+      );
+    }
+    const onPath = KINDS.reduce((sum, k) => sum + (entry[k]?.waiting ?? 0), 0);
+    if (waits && onPath >= this.caps.maxWaitersPerPath) {
+      throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
+    }
+    this.reaper.cancel(lockPath);
+    // Created and asked in one go: the queue's code runs from its constructor on.
+    const queue = (entry[kind] ??= new WaiterQueue(
+      this.contexts[sessionIndexOf(lockPath, this.contexts.length)],
+      (q) => this.idle(q, kind),
+      lockPath,
+      path,
+      DRIVERS[kind],
+      (change) => (this.waiting += change),
+    ));
+    return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
+  }
+
+  all(): WaiterQueue[] {
+    return [...this.byPath.values()].flatMap((entry) =>
+      KINDS.map((kind) => entry[kind]).filter((q): q is WaiterQueue => !!q),
+    );
+  }
+
+  // Session events of one member of the pool reach only the queues on that member's session
+  // (docs/design.md "Sessions as a pool"): another session's drop says nothing about them.
+
+  onSessionLost(
+    connection: ZkConnection,
+    session: ZkSession,
+    reason: 'session-expired' | 'connection-lost',
+  ): void {
+    for (const q of this.on(connection)) q.onSessionLost(session, reason);
+  }
+
+  onSuspended(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onSuspended(session);
+  }
+
+  onReconnected(connection: ZkConnection, session: ZkSession): void {
+    for (const q of this.on(connection)) q.onReconnected(session);
+  }
+
+  /** The queues whose nodes use `connection`'s sessions. */
+  private on(connection: ZkConnection): WaiterQueue[] {
+    return this.all().filter((q) => q.connection === connection);
+  }
+
+  /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
+  private idle(queue: WaiterQueue, kind: LockKind): void {
+    const entry = this.byPath.get(queue.lockPath);
+    if (entry?.[kind] !== queue) return;
+    delete entry[kind];
+    if (Object.keys(entry).length > 0) return;
+    this.byPath.delete(queue.lockPath);
+    this.reaper.schedule(queue.lockPath);
+  }
+}
+
 /** @internal What the client tells its queues, and how they tell it about holds. */
 export interface QueueContext {
   readonly connection: ZkConnection;
@@ -62,17 +181,10 @@ const MAX_BATCH = 32;
 /**
  * @internal
  * One lock path and kind in one process (docs/design.md "Ownership and batching inside one
- * process"): the local FIFO of callers with their timeouts, aborts and tries, batched onto
- * contender nodes (at most `maxNodesPerPath` at a time), each node running its own loop
- * (Contender.run); granting by the driver's rule; the in-process handoff of an exclusive node to
- * the next caller of its batch; dropping nodes nobody needs; telling its registry when idle.
- *
- * A node stands for a batch: the callers that were waiting, without a node, when its create was
- * sent (exclusive: the first MAX_BATCH of them). They all asked before any node created after
- * it, so a process never serves its own caller ahead of a remote node that queued earlier, and a
- * hot path costs ZooKeeper one node per batch. Exclusive (mutex, writer): the node serves them in
- * turn, without a request, with a new fencing generation each time, then it is deleted. Shared
- * (readers): they all hold at once on it, and it is deleted when the last of them releases.
+ * process"): the FIFO of local callers, batched onto at most `maxNodesPerPath` contender nodes.
+ * A node serves the callers that waited without one when it was created (exclusive: MAX_BATCH
+ * at most, in turn, a new fencing generation each; readers: all at once), so no caller of ours
+ * goes ahead of a remote node that queued earlier. Tells its registry when idle.
  */
 export class WaiterQueue {
   private readonly waiters: Waiter[] = [];
@@ -592,127 +704,6 @@ export function waitTimeoutError(
   return new LockTimeoutError(displayPath, waitTimeoutMs, ahead);
 }
 
-type PathQueues = Partial<Record<LockKind, WaiterQueue>>;
-const KINDS = Object.keys(DRIVERS) as LockKind[];
-
-/** @internal The client's caps on waiting callers (options of the same names). */
-export interface WaiterCaps {
-  readonly maxWaitersPerPath: number;
-  readonly maxWaiters: number;
-}
-
-/**
- * @internal
- * The client's local queues, by lock path. One path is either a mutex or a read/write lock in a
- * process: mixing them would not exclude (their node names differ), so it fails before any
- * request. A path whose last queue went idle is handed to the reaper, which leaves alone the
- * paths still here. A caller that would wait beyond the caps (`caps`) is refused before anything
- * is queued or sent: memory stays bounded however fast callers come.
- */
-export class LockQueues {
-  private readonly byPath = new Map<string, PathQueues>();
-  /** Callers waiting in all the queues (WaiterQueue.waiting, summed as they change). */
-  private waiting = 0;
-
-  constructor(
-    /**
-     * The queue context of each session of the pool, in member order: a lock path's queues get
-     * its session's (sessionIndexOf; docs/design.md "Sessions as a pool").
-     */
-    private readonly contexts: readonly QueueContext[],
-    private readonly reaper: ParentReaper,
-    private readonly caps: WaiterCaps,
-  ) {
-    reaper.keepWhile((lockPath) => this.byPath.has(lockPath));
-  }
-
-  /**
-   * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
-   * use: the path is no longer due for cleanup. Throws
-   * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
-   * before any of that.
-   */
-  acquire(
-    lockPath: string,
-    path: string,
-    kind: LockKind,
-    request: AcquireOptions | 'try',
-  ): Promise<HeldLock | null> {
-    // A try, waitTimeoutMs 0 and a signal aborted already never wait: never refused.
-    const waits = request !== 'try' && request.waitTimeoutMs !== 0 && !request.signal?.aborted;
-    if (waits && this.waiting >= this.caps.maxWaiters) {
-      throw new LockQueueFullError(path, 'maxWaiters', this.caps.maxWaiters);
-    }
-    let entry = this.byPath.get(lockPath);
-    if (!entry) this.byPath.set(lockPath, (entry = {}));
-    const mutex = kind === 'mutex';
-    if (mutex ? entry.read || entry.write : entry.mutex) {
-      throw new LockModeError(
-        path,
-        mutex
-          ? 'this process uses it as a read/write lock, and a mutex would not exclude its readers or writers'
-          : 'this process uses it as a mutex, and a read/write lock would not exclude its holder',
-        'Use one kind of lock per path, in every process',
-      );
-    }
-    const onPath = KINDS.reduce((sum, k) => sum + (entry[k]?.waiting ?? 0), 0);
-    if (waits && onPath >= this.caps.maxWaitersPerPath) {
-      throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
-    }
-    this.reaper.cancel(lockPath);
-    // Created and asked in one go: the queue's code runs from its constructor on.
-    const queue = (entry[kind] ??= new WaiterQueue(
-      this.contexts[sessionIndexOf(lockPath, this.contexts.length)],
-      (q) => this.idle(q, kind),
-      lockPath,
-      path,
-      DRIVERS[kind],
-      (change) => (this.waiting += change),
-    ));
-    return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
-  }
-
-  all(): WaiterQueue[] {
-    return [...this.byPath.values()].flatMap((entry) =>
-      KINDS.map((kind) => entry[kind]).filter((q): q is WaiterQueue => !!q),
-    );
-  }
-
-  // Session events of one member of the pool reach only the queues on that member's session
-  // (docs/design.md "Sessions as a pool"): another session's drop says nothing about them.
-
-  onSessionLost(
-    connection: ZkConnection,
-    session: ZkSession,
-    reason: 'session-expired' | 'connection-lost',
-  ): void {
-    for (const q of this.on(connection)) q.onSessionLost(session, reason);
-  }
-
-  onSuspended(connection: ZkConnection, session: ZkSession): void {
-    for (const q of this.on(connection)) q.onSuspended(session);
-  }
-
-  onReconnected(connection: ZkConnection, session: ZkSession): void {
-    for (const q of this.on(connection)) q.onReconnected(session);
-  }
-
-  /** The queues whose nodes use `connection`'s sessions. */
-  private on(connection: ZkConnection): WaiterQueue[] {
-    return this.all().filter((q) => q.connection === connection);
-  }
-
-  /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
-  private idle(queue: WaiterQueue, kind: LockKind): void {
-    const entry = this.byPath.get(queue.lockPath);
-    if (entry?.[kind] !== queue) return;
-    delete entry[kind];
-    if (Object.keys(entry).length > 0) return;
-    this.byPath.delete(queue.lockPath);
-    this.reaper.schedule(queue.lockPath);
-  }
-}
-
 /**
  * Tries on a connected session that failed on the connection (lost or unanswered) before a path
  * is given up: a path the server refuses to read drops the connection every time.
@@ -723,14 +714,10 @@ const FAILED_TRIES = 3;
 
 /**
  * @internal
- * Removes lock nodes (and their empty ancestors created as lock paths) once idle in this process
- * for `delayMs`: the server removes these CONTAINER nodes too, but slowly and a bounded number a
- * minute (docs/design.md "Cleanup"). Never the session's namespace or above, whatever their
- * data (older releases marked a namespace as a lock path). Safe against other acquirers
- * (ZooKeeper refuses to delete a node with children; a create that finds no path makes it
- * again) and for other data: only unchanged lock paths go (isOwnLockPath). A path is remembered
- * only while scheduled or being removed, so one another client removed leaves nothing here. One
- * timer for all paths.
+ * Removes lock nodes and their empty ancestors made as lock paths (isOwnLockPath) once idle here
+ * for `delayMs`, sooner than the server's container sweep (docs/design.md "Cleanup"); never the
+ * namespace or above. Safe against other acquirers: a node with children is refused, a missing
+ * path is made again. One timer for all paths.
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
