@@ -146,7 +146,7 @@ describe('read/write lock', () => {
 
   it('readers sharing a node all learn of its loss', async () => {
     const reads = await Promise.all([1, 2, 3].map(() => zk.locks.readLock(p('lost')).acquire()));
-    const signals = reads.map((r) => r.signal);
+    const signals = reads.map((r) => r.watchForLoss());
     const [node] = await nodesOf(p('lost'));
     await zk.admin.removeTree(`${p('lost')}/${node}`);
     await eventually('every reader was told', () => signals.every((s) => s.aborted));

@@ -59,8 +59,6 @@ export class ZkLockClient extends EventEmitter {
   private readonly queues: LockQueues;
   private readonly semaphores: SemaphoreRecipe;
   private readonly elections: ElectionRegistry;
-  /** The same parts, for their wiring to the sessions and the shutdown (below). */
-  private readonly parts: ClientParts;
   /**
    * Set the moment close() is called, before the shutdown runs a single listener (a lock's
    * 'lost'): a close() from there gets this same promise, and whatever else is asked for from
@@ -84,7 +82,7 @@ export class ZkLockClient extends EventEmitter {
     // In member order: LockQueues picks a path's context by sessionIndexOf, as the pool does.
     const maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
     const contexts = pool.members.map((member, index) =>
-      queueContext(this, nodeData, maxNodesPerPath, member, index),
+      this.queueContext(nodeData, maxNodesPerPath, member, index),
     );
     this.queues = new LockQueues(contexts, this.reaper, {
       maxWaitersPerPath: options.maxWaitersPerPath ?? DEFAULTS.maxWaitersPerPath,
@@ -105,14 +103,7 @@ export class ZkLockClient extends EventEmitter {
       this.reaper.schedule(lockPath),
     );
     this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
-    this.parts = {
-      pool,
-      reaper: this.reaper,
-      queues: this.queues,
-      semaphores: this.semaphores,
-      elections: this.elections,
-    };
-    watchSessions(this, this.parts);
+    this.watchSessions();
     CLIENT_INTERNALS.set(this, this.internals());
   }
 
@@ -322,7 +313,7 @@ export class ZkLockClient extends EventEmitter {
     // Stored before the shutdown starts: it runs listeners (a lock's 'lost') that may call close().
     let settle!: (shutdown: Promise<void>) => void;
     this.closing = new Promise<void>((resolve) => (settle = resolve));
-    settle(shutdown(this, this.parts, this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs));
+    settle(this.shutdown(this.options.sessionTimeoutMs ?? DEFAULTS.sessionTimeoutMs));
     return this.closing;
   }
 
@@ -445,6 +436,95 @@ export class ZkLockClient extends EventEmitter {
   private notify<K extends keyof LockEvents>(event: K, payload: () => LockEvents[K]): void {
     if (this.listenerCount(event) > 0) this.emit(event, payload());
   }
+
+  // ---- the wiring to the sessions, and the shutdown -------------------------------------------
+
+  /** What the lock queues of member `index` get: its connection and the client's events. */
+  private queueContext(
+    nodeData: Buffer,
+    maxNodesPerPath: number,
+    connection: ZkConnection,
+    index: number,
+  ): QueueContext {
+    return {
+      connection,
+      nodeData,
+      maxNodesPerPath,
+      watchesLoss: () => this.listenerCount('lost') > 0,
+      released: (lock) => {
+        if (this.listenerCount('released') === 0) return;
+        this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
+      },
+      lost: (lock, error) => {
+        const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
+        this.emit('lost', { path: lock.path, error, session });
+      },
+    };
+  }
+
+  /**
+   * The pool's events as the client's; each member's session events to its own queues, and to
+   * the leases and elections, which filter by their own session.
+   */
+  private watchSessions(): void {
+    this.pool.on('member', (session: SessionInfo) => this.emit('session', session));
+    this.pool.on('state', (state: ConnectionState) => this.emit('state', state));
+    for (const member of this.pool.members) {
+      member.on(
+        'session-lost',
+        (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
+          this.queues.onSessionLost(member, session, reason);
+          this.semaphores.onSessionLost(session, reason);
+          this.elections.onSessionLost(session, reason);
+        },
+      );
+      member.on('session', (session: ZkSession) => this.watchSession(member, session));
+      this.watchSession(member, member.current);
+    }
+  }
+
+  /** The suspensions and reconnections of `session`, one session of pool member `member`. */
+  private watchSession(member: ZkConnection, session: ZkSession): void {
+    session.on('suspended', () => {
+      this.queues.onSuspended(member, session);
+      this.semaphores.onSuspended(session);
+      this.elections.onSuspended(session);
+    });
+    session.on('reconnected', () => {
+      this.queues.onReconnected(member, session);
+      this.semaphores.onReconnected(session);
+      this.elections.onReconnected(session);
+    });
+  }
+
+  /**
+   * Releases, lets node requests under way finish and cleans up for at most sessionTimeoutMs (a
+   * session that cannot reach ZooKeeper by then is lost), then closes the sessions (at most
+   * requestTimeoutMs more), whatever ZooKeeper does.
+   */
+  private async shutdown(sessionTimeoutMs: number): Promise<void> {
+    // Elections first: the next participant (maybe in another process) leads at once.
+    const elections = this.elections.closeAll();
+    const semaphores = this.semaphores.close();
+    const queues = this.queues.all();
+    for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
+    const releases = queues.flatMap((q) =>
+      q.holders.map((holder) => {
+        holder.lose('client-closed', 'the ZkLockClient was closed');
+        return holder.end();
+      }),
+    );
+    const graceful = async (): Promise<void> => {
+      await Promise.all([elections, ...releases, semaphores]);
+      // Nodes still being created for callers that gave up are deleted once created: wait, so
+      // that the lock paths are empty when the reaper removes them.
+      await Promise.all(queues.map((q) => q.whenIdle()));
+      await this.reaper.flush();
+    };
+    await settleWithin(graceful(), sessionTimeoutMs);
+    await this.pool.close();
+    this.removeAllListeners();
+  }
 }
 
 /** Owner-scope key of a hold: the lock path, plus the side for a read/write lock. */
@@ -516,114 +596,6 @@ class OwnerScope {
     }
     return undefined;
   }
-}
-
-// ---- the client's wiring to its sessions, and its shutdown ------------------------------------
-
-/** What a client is made of, for its wiring and its shutdown. */
-interface ClientParts {
-  readonly pool: SessionPool;
-  readonly reaper: ParentReaper;
-  readonly queues: LockQueues;
-  readonly semaphores: SemaphoreRecipe;
-  readonly elections: ElectionRegistry;
-}
-
-/**
- * @internal What the lock queues of one session get from the client: its connection, node data,
- * limit and the client's events (a loss names the session).
- */
-function queueContext(
-  client: EventEmitter,
-  nodeData: Buffer,
-  maxNodesPerPath: number,
-  connection: ZkConnection,
-  index: number,
-): QueueContext {
-  return {
-    connection,
-    nodeData,
-    maxNodesPerPath,
-    watchesLoss: () => client.listenerCount('lost') > 0,
-    released: (lock) => {
-      if (client.listenerCount('released') === 0) return;
-      client.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
-    },
-    lost: (lock, error) => {
-      const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
-      client.emit('lost', { path: lock.path, error, session });
-    },
-  };
-}
-
-/** The pool's events as the client's, and each member's session events to the recipes. */
-function watchSessions(client: EventEmitter, parts: ClientParts): void {
-  const { pool, queues, semaphores, elections } = parts;
-  pool.on('member', (session: SessionInfo) => client.emit('session', session));
-  pool.on('state', (state: ConnectionState) => client.emit('state', state));
-  for (const member of pool.members) {
-    // A member's events reach only its own queues; each lease and election filters by its
-    // own session: another session's loss or drop never counts.
-    member.on(
-      'session-lost',
-      (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
-        queues.onSessionLost(member, session, reason);
-        semaphores.onSessionLost(session, reason);
-        elections.onSessionLost(session, reason);
-      },
-    );
-    member.on('session', (session: ZkSession) => watchSession(parts, member, session));
-    watchSession(parts, member, member.current);
-  }
-}
-
-/** The suspensions and reconnections of `session`, one session of pool member `member`. */
-function watchSession(parts: ClientParts, member: ZkConnection, session: ZkSession): void {
-  const { queues, semaphores, elections } = parts;
-  session.on('suspended', () => {
-    queues.onSuspended(member, session);
-    semaphores.onSuspended(session);
-    elections.onSuspended(session);
-  });
-  session.on('reconnected', () => {
-    queues.onReconnected(member, session);
-    semaphores.onReconnected(session);
-    elections.onReconnected(session);
-  });
-}
-
-/**
- * @internal Releases, lets node requests under way finish and cleans up, for at most
- * sessionTimeoutMs (by then a session that cannot reach ZooKeeper counts as lost, and its nodes
- * as gone), then closes the session, which waits at most requestTimeoutMs for the server: close()
- * returns within sessionTimeoutMs + requestTimeoutMs, whatever ZooKeeper does.
- */
-async function shutdown(
-  client: EventEmitter,
-  parts: ClientParts,
-  sessionTimeoutMs: number,
-): Promise<void> {
-  // Elections first: the next participant (maybe in another process) leads at once.
-  const elections = parts.elections.closeAll();
-  const semaphores = parts.semaphores.close();
-  const queues = parts.queues.all();
-  for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
-  const releases = queues.flatMap((q) =>
-    q.holders.map((holder) => {
-      holder.lose('client-closed', 'the ZkLockClient was closed');
-      return holder.end();
-    }),
-  );
-  const graceful = async (): Promise<void> => {
-    await Promise.all([elections, ...releases, semaphores]);
-    // Nodes still being created for callers that gave up are deleted once created: wait, so
-    // that the lock paths are empty when the reaper removes them.
-    await Promise.all(queues.map((q) => q.whenIdle()));
-    await parts.reaper.flush();
-  };
-  await settleWithin(graceful(), sessionTimeoutMs);
-  await parts.pool.close();
-  client.removeAllListeners();
 }
 
 /** Resolves once `work` has, or after `ms`, whichever comes first (the timer is cleared). */
