@@ -233,7 +233,7 @@ export class ZkLockClient extends EventEmitter {
     const host: MultiLockHost = {
       lockPathOf: (path) => applyNamespace(this.options.namespace, path),
       acquire: (path, opts) => this.acquire(path, opts),
-      onLoss: (lock, listener) => (lock as LockHandleView).heldLock.onLoss(listener),
+      onLoss: (lock, listener) => (lock as LockHandleView).lock.onLoss(listener),
     };
     return acquireAll(host, paths, options);
   }
@@ -353,12 +353,12 @@ export class ZkLockClient extends EventEmitter {
     owner: H,
     fn: (owner: H) => Promise<T> | T,
   ): Promise<T> {
-    const held = locks.map((lock) => (lock as LockHandleView).heldLock);
+    const held = locks.map((lock) => (lock as LockHandleView).lock);
     const scope = new OwnerScope(this.owners.getStore(), held);
     try {
       // close() (or a loss) may have ended the hold between the grant and this turn.
       if (this.closed) throw new ClientClosedError(locks[0].path);
-      const lost = locks.find((l) => l.state === 'lost');
+      const lost = held.find((lock) => lock.state === 'lost');
       if (lost) throw lost.signal.reason;
       return await this.owners.run(scope, () => fn(owner));
     } finally {

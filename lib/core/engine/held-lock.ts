@@ -201,7 +201,10 @@ export class HeldLock extends HeldResource {
  * LockHandleView adds release() on top.
  */
 export class ReadOnlyLockView implements LockView {
-  constructor(protected readonly lock: HeldLock) {}
+  constructor(
+    /** The shared record (owner scopes hold it). */
+    readonly lock: HeldLock,
+  ) {}
 
   get path(): string {
     return this.lock.path;
@@ -239,11 +242,6 @@ export class ReadOnlyLockView implements LockView {
 export class LockHandleView extends ReadOnlyLockView implements LockHandle {
   private released = false;
   private releasing?: Promise<void>;
-
-  /** @internal the shared record (for owner scopes). */
-  get heldLock(): HeldLock {
-    return this.lock;
-  }
 
   /** 'released' once this handle is released (unless lost), even while a re-entry still holds. */
   override get state(): LockState {
