@@ -676,12 +676,7 @@ export class ProtectedNode {
     const { keepGoing, usable } = withDefaults(recovery);
     for (;;) {
       if (!(await usable(session))) {
-        throw new ZkRequestError(
-          ZkCode.SESSION_GONE,
-          'create',
-          this.dir,
-          'session lost during create',
-        );
+        throw sessionLostDuringCreate(this.dir);
       }
       try {
         return await this.findOwn(session);
@@ -803,6 +798,10 @@ export interface Recovery {
   usable?: (session: ZkSession) => Promise<boolean>;
 }
 
+function sessionLostDuringCreate(path: string): ZkRequestError {
+  return new ZkRequestError(ZkCode.SESSION_GONE, 'create', path, 'session lost during create');
+}
+
 /** @internal `recovery` with its defaults filled in. */
 export function withDefaults(recovery: Recovery): Required<Recovery> {
   const { keepGoing = () => true, usable = (s: ZkSession) => s.whenUsable() } = recovery;
@@ -836,7 +835,7 @@ export async function ensureLockPath(
         if (isInDoubt(err)) {
           if (!keepGoing()) return 'gave-up';
           if (await usable(session)) continue;
-          throw new ZkRequestError(ZkCode.SESSION_GONE, 'create', p, 'session lost during create');
+          throw sessionLostDuringCreate(p);
         }
         if (isNoNode(err)) return { noParent: err };
         if (!isNodeExists(err)) throw err;
