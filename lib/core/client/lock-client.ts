@@ -379,7 +379,7 @@ export class ZkLockClient extends EventEmitter {
     try {
       full = applyNamespace(this.options.namespace, path);
       if (request !== 'try') checkWaitTimeout(path, request);
-      if (this.closed) throw new ClientClosedError(path);
+      if (this.closing) throw new ClientClosedError(path);
     } catch (err) {
       return Promise.reject(err);
     }
