@@ -227,11 +227,10 @@ export class Contender {
   // ---- create ---------------------------------------------------------------------------------
 
   /**
-   * Creates our node with the listing sent in the same tick: one round trip, and the listing
-   * shows our node. No watch on the lock node: it would notify every contender on every change
-   * (docs/design.md "The mutex recipe"). A missing lock path is created, a sequence near 2^31
-   * waits for the path to be re-created, a lost reply finds our node by its uuid. Returns the
-   * listing to place the node by (not awaited), or nothing once given up.
+   * Creates our node with the listing in the same tick (one round trip; no watch on the lock
+   * node, docs/design.md "The mutex recipe"): a missing path is created, a sequence near 2^31
+   * waits for a new path, a lost reply finds our node by its uuid. The listing (not awaited), or
+   * nothing once given up.
    */
   private async create(session: ZkSession): Promise<{ listing: Promise<Listing> } | undefined> {
     // A create in doubt that recovery did not find may still show up (a lagging member answered

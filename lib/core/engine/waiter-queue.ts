@@ -170,11 +170,9 @@ interface Waiter {
 const RELEASED_MEMORY = 64;
 
 /**
- * At most this many callers share an exclusive node. Its node holds the lock for each of them
- * in turn while the nodes of other processes wait behind it, so the bound is what makes shares
- * fair: under the same load a process gets the lock for at most `maxNodesPerPath` x MAX_BATCH
- * callers before every other process's nodes that queued meanwhile (docs/design.md "Ownership
- * and batching inside one process"). Readers of one node hold together: not bounded.
+ * At most this many callers share an exclusive node, served in turn while other processes' nodes
+ * wait: the bound that keeps shares fair (docs/design.md "Ownership and batching inside one
+ * process"). Readers of one node hold together: not bounded.
  */
 const MAX_BATCH = 32;
 
@@ -633,11 +631,9 @@ export class WaiterQueue {
   }
 
   /**
-   * The error of a wait that ran out of time (waitTimeoutError), saying who is ahead: readers
-   * count the writers ahead of their node; an exclusive caller the nodes of other processes
-   * ahead of its node (each may serve a batch of that process's callers: only the node is
-   * known), and the callers of this process ahead of it: those on our nodes ahead, those of its
-   * own node before it, and the holder.
+   * The error of a wait that ran out of time, saying who is ahead: for readers the writers ahead
+   * of their node; for an exclusive caller the other processes' nodes ahead (each maybe a batch)
+   * and this process's callers ahead: on our nodes ahead, before it on its node, and the holder.
    */
   private timeoutError(waiter: Waiter, waitTimeoutMs: number): Error {
     const node = waiter.contender;
