@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { ACL } from './zk-client';
 import type { Watcher, WatcherEvent } from './zk-client';
-import { SessionRequests } from './session-requests';
+import { SessionRequests } from './zk-session';
 import { AclEntry, MAX_REQUEST_BYTES, OP, encodeCreate, encodePathWatch } from './jute-requests';
 import { ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
