@@ -7,7 +7,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../errors';
 import { ZkConnection, ZkConnectionOptions } from './zk-connection';
-import { RoundTrips } from './round-trips';
+import { RoundTrips } from './zk-wire';
 import { sessionIndexOf } from './session-shards';
 
 /**

@@ -5,8 +5,7 @@ import { Stat, Watcher, connectionTarget, validatePath, type WatcherEvent } from
 import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
 import { ZkCode, ZkRequestError, isNoNode, codeOf, refusedAccess } from './zk-errors';
-import { WireOptions, ZkWire } from './zk-wire';
-import type { RoundTrips } from './round-trips';
+import { WireOptions, ZkWire, type RoundTrips } from './zk-wire';
 import type { ReplyPayload } from './jute-replies';
 import {
   AclEntry,

@@ -1,9 +1,8 @@
-/** Owns the wire of one ZooKeeper session: its sockets, frames, requests, watches, pings, reconnects. */
+/** Owns one session's wire: sockets and framing, requests, watches, pings, reconnects, round trips. */
 import { Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ZkCredentials } from './zk-credentials';
 import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
-import { FrameReader } from './frame-reader';
 import { ZkServerError } from './error-codes';
 import {
   MAX_REQUEST_BYTES,
@@ -572,4 +571,79 @@ function readXid(frame: Buffer): number {
 /** A session id as hex, without leading zeros ('0' for none). */
 function sessionHex(id: Buffer): string {
   return id.toString('hex').replace(/^0+/, '') || '0';
+}
+
+/**
+ * The longest frame accepted from a server. ZooKeeper caps what it reads at `jute.maxbuffer`
+ * but not what it sends (a large listing): this only refuses a length no server sends, the sign
+ * of bytes that are not ZooKeeper's (the socket is dropped instead of buffering them).
+ */
+export const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;
+
+/** A length prefix that no ZooKeeper frame has: the connection carries something else. */
+export class FrameError extends Error {
+  constructor(readonly length: number) {
+    super(`a frame length of ${length} bytes is not ZooKeeper's`);
+    this.name = 'FrameError';
+  }
+}
+
+/**
+ * Splits one socket's bytes into frames (an int32 length, then that many bytes). One reader per
+ * socket, dropped with it: bytes left from one connection never complete a frame of the next.
+ * Frames are views of the bytes read (no copy per frame), each with its length prefix.
+ */
+export class FrameReader {
+  private partial?: Buffer;
+
+  /** The complete frames `chunk` ends, in order; FrameError on an impossible length. */
+  push(chunk: Buffer): Buffer[] {
+    const data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    this.partial = undefined;
+    const frames: Buffer[] = [];
+    let at = 0;
+    while (data.length - at >= 4) {
+      const length = data.readInt32BE(at);
+      if (length < 0 || length > MAX_REPLY_FRAME_BYTES) throw new FrameError(length);
+      const end = at + 4 + length;
+      if (end > data.length) break;
+      frames.push(data.subarray(at, end));
+      at = end;
+    }
+    if (at < data.length) this.partial = data.subarray(at);
+    return frames;
+  }
+
+  /** Bytes of a frame not complete yet. */
+  get pendingBytes(): number {
+    return this.partial?.length ?? 0;
+  }
+}
+
+/**
+ * The round trip of the client's requests, smoothed as TCP does (RFC 6298): `timeoutMs` is the
+ * smoothed round trip plus four times its variation, what a request answered in the usual way
+ * takes at most. One estimate per client, fed by the replies of all its sessions (they talk to
+ * the same servers); undefined until a first reply.
+ */
+export class RoundTrips {
+  private smoothed?: number;
+  private variation = 0;
+
+  /** A request was answered `ms` milliseconds after it was sent. */
+  observe(ms: number): void {
+    if (!(ms >= 0)) return;
+    if (this.smoothed === undefined) {
+      this.smoothed = ms;
+      this.variation = ms / 2;
+      return;
+    }
+    this.variation = 0.75 * this.variation + 0.25 * Math.abs(this.smoothed - ms);
+    this.smoothed = 0.875 * this.smoothed + 0.125 * ms;
+  }
+
+  /** What an answered request takes at most, as observed; undefined before any answer. */
+  get timeoutMs(): number | undefined {
+    return this.smoothed === undefined ? undefined : this.smoothed + 4 * this.variation;
+  }
 }
