@@ -6,7 +6,7 @@
  * told, once. (Losses by session: zookeeper-restart, session-pause, one-way-loss.)
  */
 import { LockLostError, ZkLockClient } from '../../lib';
-import { OP } from '../../lib/core/zookeeper/jute-requests';
+import { OP } from '../../lib/core/zookeeper/jute';
 import { scaled } from '../support/time-scale';
 import { watchesUnder } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';

@@ -3,7 +3,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import type { Stat } from '../zookeeper/zk-client';
 import { InvalidLockPathError, LockAccessDeniedError } from '../errors';
 import { type Listing, ZkSession } from '../zookeeper/zk-session';
-import { CONTAINER } from '../zookeeper/jute-requests';
+import { CONTAINER } from '../zookeeper/jute';
 import { parentPath } from '../paths';
 import {
   ZkCode,

@@ -1,7 +1,7 @@
 // The protected node every recipe creates: its `_c_<uuid>-` name, lost-reply recovery and delete.
 import { randomUUID } from 'node:crypto';
 import { UnexpectedAclError } from '../errors';
-import type { AclEntry } from '../zookeeper/jute-requests';
+import type { AclEntry } from '../zookeeper/zk-client';
 import { CreateMode } from '../zookeeper/zk-client';
 import { ZkCode, ZkRequestError, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
 import { type Listing, ZkSession } from '../zookeeper/zk-session';

@@ -5,7 +5,6 @@ import {
   type ParsedConnectionString,
   type ZkServerAddress,
 } from '../connection-string';
-import type { AclEntry } from './jute-requests';
 
 /** The fields of ZooKeeper's Stat the engine reads (its longs as 8-byte big-endian Buffers). */
 export interface Stat {
@@ -33,6 +32,12 @@ export const CreateMode = {
   PERSISTENT_SEQUENTIAL: 2,
   EPHEMERAL_SEQUENTIAL: 3,
 } as const;
+
+/** An ACL entry (ZooKeeper's ACL record: permissions, then the id's scheme and id). */
+export interface AclEntry {
+  permission: number;
+  id: { scheme: string; id: string };
+}
 
 /** ZooDefs.Perms.ALL. */
 const ALL = 31;

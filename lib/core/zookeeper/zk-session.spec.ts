@@ -7,7 +7,7 @@ import { vi } from 'vitest';
 import { Phase, RequestDeadlines, SessionClock, TRANSITIONS, ZkSession } from './zk-session';
 import type { WireHandlers, WireOptions, ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
-import type { ZkServerError } from './error-codes';
+import type { ZkServerError } from './zk-errors';
 import { ZkCode } from './zk-errors';
 
 const TIMEOUT = 3_000;

@@ -1,14 +1,19 @@
 /** Owns one ZooKeeper session: its state machine, liveness clock, requests and data watches. */
 import { EventEmitter } from 'node:events';
 import { ZooKeeperAuthFailedError, InvalidLockOptionsError, type ConnectFailure } from '../errors';
-import { Stat, Watcher, connectionTarget, validatePath, type WatcherEvent } from './zk-client';
+import {
+  type AclEntry,
+  Stat,
+  Watcher,
+  connectionTarget,
+  validatePath,
+  type WatcherEvent,
+} from './zk-client';
 import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
 import { ZkCode, ZkRequestError, isNoNode, codeOf, refusedAccess } from './zk-errors';
 import { WireOptions, ZkWire, type RoundTrips } from './zk-wire';
-import type { ReplyPayload } from './jute-replies';
 import {
-  AclEntry,
   MAX_REQUEST_BYTES,
   OP,
   createOpOf,
@@ -17,7 +22,8 @@ import {
   encodeGetAcl,
   encodePathWatch,
   encodeSetData,
-} from './jute-requests';
+  type ReplyPayload,
+} from './jute';
 
 /** The state a session reports (ZkSession.state). */
 export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
@@ -848,7 +854,7 @@ export class SessionRequests {
   }
 
   /**
-   * A request encoded by jute-requests.ts (`encode` throws on a bad path, before anything is
+   * A request encoded by jute.ts (`encode` throws on a bad path, before anything is
    * sent), checked against MAX_REQUEST_BYTES, written by the wire; `answer` reads the payload.
    */
   private send<T>(

@@ -9,9 +9,9 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { ZkCredentials } from './zk-credentials';
 import { MAX_XID, RoundTrips, WireHandlers, ZkWire } from './zk-wire';
-import { OP, encodeCreate, encodeDelete, encodePathWatch, encodeSetData } from './jute-requests';
-import { EVENT_NAMES } from './jute-replies';
-import { ZOOKEEPER_CODES, codeName } from './error-codes';
+import { OP, encodeCreate, encodeDelete, encodePathWatch, encodeSetData } from './jute';
+import { EVENT_NAMES } from './jute';
+import { ZOOKEEPER_CODES, codeName } from './zk-errors';
 import { ACL } from './zk-client';
 import { seededRandom as random } from '../../../test/support/seeded-random';
 

@@ -3,7 +3,7 @@ import { Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ZkCredentials } from './zk-credentials';
 import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
-import { ZkServerError } from './error-codes';
+import { ZkServerError } from './zk-errors';
 import {
   MAX_REQUEST_BYTES,
   OP,
@@ -12,8 +12,6 @@ import {
   encodeConnect,
   encodeHeaderOnly,
   encodeSetWatches,
-} from './jute-requests';
-import {
   EVENT_NAMES,
   Notification,
   ReplyPayload,
@@ -21,7 +19,7 @@ import {
   decodeNotification,
   decodeReply,
   decodeReplyHeader,
-} from './jute-replies';
+} from './jute';
 
 /** What the wire tells its session, and asks it. */
 export interface WireHandlers {
@@ -173,7 +171,7 @@ export class ZkWire {
   }
 
   /**
-   * Sends a request (`frame` from jute-requests.ts, its xid written in when sent); `answer` gets
+   * Sends a request (`frame` from jute.ts, its xid written in when sent); `answer` gets
    * its reply, or the error that ended it (CONNECTION_LOSS when its connection dropped first).
    * Requests issued while no connection is up leave once one is. A frame over the servers'
    * default `jute.maxbuffer` is refused here: a server would drop the connection for it.
