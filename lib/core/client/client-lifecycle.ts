@@ -8,7 +8,7 @@ import type { ElectionRegistry } from '../recipes/leader-latch';
 import type { ParentReaper } from '../engine/parent-reaper';
 import type { SemaphoreRecipe } from '../recipes/semaphore';
 import type { ConnectionState, SessionInfo } from '../types';
-import type { SessionPool } from '../zookeeper/session-pool';
+import type { SessionPool } from '../zookeeper/zk-connection';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 

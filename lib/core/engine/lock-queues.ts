@@ -2,7 +2,7 @@
 import { LockModeError, LockQueueFullError } from '../errors';
 import type { ParentReaper } from './parent-reaper';
 import type { AcquireOptions } from '../types';
-import { sessionIndexOf } from '../zookeeper/session-shards';
+import { sessionIndexOf } from '../zookeeper/zk-connection';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { DRIVERS, type LockKind } from './lock-drivers';
