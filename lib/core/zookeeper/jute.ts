@@ -21,12 +21,9 @@ export const OP = {
 } as const;
 
 /**
- * The longest request the library sends, in bytes after the frame's int32 length: the default
- * `jute.maxbuffer` of ZooKeeper servers (0xfffff). A server drops the connection on reading a
- * longer request, and the client would send it again on every reconnect, so every frame built
- * here is checked against it before it is queued (SessionRequests). Operators who lower
- * `jute.maxbuffer` must keep what the locks carry below theirs (docs/reference/options.md
- * "Size limits").
+ * The longest request sent, in bytes after the frame's length: servers' default `jute.maxbuffer`.
+ * A server drops the connection on a longer one (resent on every reconnect), so SessionRequests
+ * checks every frame before queuing it (docs/reference/options.md "Size limits").
  */
 export const MAX_REQUEST_BYTES = 0xfffff;
 
@@ -287,7 +284,7 @@ export interface FullStat extends Stat {
 }
 
 /** Where a reply's payload starts: length, then the ReplyHeader (xid, zxid, err). */
-export const REPLY_PAYLOAD_OFFSET = 4 + 4 + 8 + 4;
+const REPLY_PAYLOAD_OFFSET = 4 + 4 + 8 + 4;
 
 /** A reply frame's ReplyHeader: the xid it answers, the zxid, the error code. */
 export interface ReplyHeader {

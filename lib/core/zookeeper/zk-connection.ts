@@ -302,11 +302,9 @@ const SEMAPHORE_CHILDREN = ['/locks', '/leases'];
 
 /**
  * @internal
- * The path whose locks must share one session (docs/design.md "Sessions as a pool"): the lock
- * path itself, except a semaphore's `<path>/locks` mutex and `<path>/leases` node, which go with
- * `<path>`. A mutex, a read/write lock and an election on one path use that path already. A lock
- * of its own on a path ending in `/locks` or `/leases` goes with its parent too: that only picks
- * its session, which is harmless.
+ * The path whose locks share one session (docs/design.md "Sessions as a pool"): the lock path,
+ * except a semaphore's `<path>/locks` and `<path>/leases`, which go with `<path>` (so does a lock
+ * of its own on such a path: that only picks its session).
  */
 export function recipePathOf(lockPath: string): string {
   for (const child of SEMAPHORE_CHILDREN) {

@@ -88,12 +88,10 @@ const AUTH_REFUSED =
   'fix them and connect a new client';
 
 /**
- * One ZooKeeper session over our own wire (ZkWire), with promises, request timeouts, and our own
- * liveness clock (SessionClock). Its state machine is here whole (docs/design.md "The session's
- * states"): the wire's events, the clock's verdicts and the owner's calls are its inputs, each
- * moving the phase along TRANSITIONS only. Events: 'connected', 'suspended', 'reconnected',
- * 'lost' (reason: 'session-expired' | 'connection-lost'), 'closed'. A lost session is never
- * revived: the owner creates a new ZkSession.
+ * One ZooKeeper session over our wire, whole state machine here (docs/design.md "The session's
+ * states"): the wire's events, the clock's verdicts and the owner's calls move the phase along
+ * TRANSITIONS only. Emits 'connected', 'suspended', 'reconnected', 'lost' (LossReason), 'closed';
+ * a lost session is never revived (the owner creates a new one).
  */
 export class ZkSession extends EventEmitter {
   private readonly wire: ZkWire;
@@ -564,7 +562,7 @@ export class ZkSession extends EventEmitter {
 }
 
 /** What a tick of the clock asks of the session (docs/design.md "The session's states"). */
-export type ClockVerdict =
+type ClockVerdict =
   /** Not heard from for a whole session timeout: the server has expired the session by now. */
   | 'expired'
   /** Connected, but the server has been silent for 2/3 of the timeout (a half-open socket). */
@@ -575,17 +573,12 @@ export type ClockVerdict =
   | 'stuck';
 
 /**
- * Our own view of the session's liveness: the wire never decides a session is gone on its own
- * (a partitioned client hears nothing of its expiry). The Java client's rules:
- * read timeout = 2/3 of the session timeout; the session is surely gone once a full session
- * timeout has passed since the server was last heard. Within 2/3 of it (the safe window) the
- * server cannot have expired us yet: only then may a lock be granted or trusted
- * (docs/design.md 'What "holding" means, and when it ends').
- *
- * A process stopped (SIGSTOP, GC) or an event loop blocked for a while reads, when it wakes, data
- * that may have arrived long ago: after such a stall, arriving data no longer counts as news from
- * the server until a reply to a request sent after the stall comes back (`confirmed`). The clock
- * keeps no timer and calls nothing: the session ticks it and acts on what it answers.
+ * Our own view of the session's liveness (a partitioned client hears nothing of its expiry), by
+ * the Java client's rules: gone once a session timeout passed since the server was last heard;
+ * within 2/3 of it (the safe window) a lock may be granted or trusted (docs/design.md 'What
+ * "holding" means, and when it ends'). After a stall (SIGSTOP, GC, a blocked loop) data read no
+ * longer counts as news until a reply to a request sent after it (`confirmed`). No timer: the
+ * session ticks it and acts on the verdict.
  */
 export class SessionClock {
   private lastHeard = Date.now();
@@ -726,7 +719,7 @@ export interface Listing {
 }
 
 /** What the requests are given by the session they belong to. */
-export interface RequestsOptions {
+interface RequestsOptions {
   timeoutMs: number;
   /** The wire the requests are written to. */
   wire: ZkWire;
@@ -943,7 +936,7 @@ export class RequestDeadlines {
 }
 
 /** The errors of one session's requests. */
-export class RequestErrors {
+class RequestErrors {
   constructor(
     private readonly timeoutMs: number,
     /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
@@ -989,7 +982,7 @@ interface PathWatch {
  * waiters on one node (tries that gave up, timed-out waiters) would pile up there. The session
  * registers one dispatcher per path instead; the watchers join it and leave it here.
  */
-export class DataWatches {
+class DataWatches {
   private readonly paths = new Map<string, PathWatch>();
 
   /** Adds `watcher` to the path's watch; returns the callback to register, if none is yet. */

@@ -69,14 +69,10 @@ interface Packet {
 type WatchKind = 'data' | 'exist' | 'child';
 
 /**
- * - `connecting`: no connection carries the session (an attempt may be under way);
- * - `connected`: a connection's handshake completed;
- * - `closing`: CLOSE_SESSION asked for: nothing else is sent, and no reconnect, except when the
- *   close was written and its connection dropped before the answer: the server may never have
- *   read it, so the wire connects again (if the session lets it: mayConnect), for the session to
- *   close itself there;
- * - `expired`, `auth-failed`: the servers ended the session; the socket's end ends the wire;
- * - `ended`: no socket, no timer, every request answered.
+ * `connecting` (no connection carries the session), `connected` (a handshake completed),
+ * `closing` (CLOSE_SESSION asked: nothing else sent; reconnects only if the close was written and
+ * its connection dropped unanswered, and mayConnect allows), `expired` / `auth-failed` (the
+ * servers ended it), `ended` (no socket, no timer, every request answered).
  */
 export type WireState =
   'connecting' | 'connected' | 'closing' | 'expired' | 'auth-failed' | 'ended';
@@ -90,13 +86,11 @@ export const MAX_XID = 0x7fffffff;
 const AUTH_FAILED = -115;
 
 /**
- * One session's wire, as kazoo's connection.py: each attempt gets its own socket and frame
- * reader (bytes of one connection never complete a frame of another); the handshake is the first
- * frame of each socket, a read-only session refused; requests are numbered (wrapping to 1 after
- * 2^31-2), written in order, and answered in order or the connection is dropped; pings keep an
- * idle connection alive; a dropped connection is replaced by the next server of the list, with a
- * random wait once every server was tried; AUTH packets and SetWatches follow every
- * ConnectRequest; notifications reach the watchers registered for their path and kind.
+ * One session's wire, as kazoo's connection.py (docs/design.md "The connection layer"): a socket
+ * and frame reader per attempt, the handshake first (read-only refused), AUTH and SetWatches
+ * after it; requests numbered, written and answered in order (else the connection drops); pings
+ * on idle; the next server on a drop (a random wait once all were tried); notifications to the
+ * watchers of their path and kind.
  */
 export class ZkWire {
   private current: WireState = 'connecting';
@@ -576,10 +570,10 @@ function sessionHex(id: Buffer): string {
  * but not what it sends (a large listing): this only refuses a length no server sends, the sign
  * of bytes that are not ZooKeeper's (the socket is dropped instead of buffering them).
  */
-export const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;
+const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;
 
 /** A length prefix that no ZooKeeper frame has: the connection carries something else. */
-export class FrameError extends Error {
+class FrameError extends Error {
   constructor(readonly length: number) {
     super(`a frame length of ${length} bytes is not ZooKeeper's`);
     this.name = 'FrameError';
@@ -591,7 +585,7 @@ export class FrameError extends Error {
  * socket, dropped with it: bytes left from one connection never complete a frame of the next.
  * Frames are views of the bytes read (no copy per frame), each with its length prefix.
  */
-export class FrameReader {
+class FrameReader {
   private partial?: Buffer;
 
   /** The complete frames `chunk` ends, in order; FrameError on an impossible length. */
