@@ -1,12 +1,13 @@
 /** Owns one ZooKeeper session: its state machine, liveness clock, requests and data watches. */
+import { AssertionError } from 'node:assert';
 import { EventEmitter } from 'node:events';
+import { parseConnectionString } from '../connection-string';
 import { ZooKeeperAuthFailedError, InvalidLockOptionsError, type ConnectFailure } from '../errors';
 import {
   type AclEntry,
   Stat,
   Watcher,
-  connectionTarget,
-  validatePath,
+  type ConnectionTarget,
   type WatcherEvent,
 } from './zk-client';
 import { ZkCredentials } from './zk-credentials';
@@ -80,6 +81,42 @@ export interface ZkSessionOptions {
   namespace?: string;
   /** @internal Builds the session's wire (a spec hands a stand-in). */
   openWire?: (options: WireOptions) => ZkWire;
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new AssertionError({ message });
+}
+
+/**
+ * The shape check every path gets before it is sent (an AssertionError, thrown synchronously):
+ * absolute, no trailing `/`, no empty or relative segment. The engine checks the full rules of
+ * ZooKeeper's PathUtils itself (paths.ts); this guards the session's own callers.
+ */
+export function validatePath(path: string): void {
+  check(!!path && typeof path === 'string', 'Node path must be a non-empty string.');
+  check(path[0] === '/', 'Node path must start with / character.');
+  if (path.length === 1) return;
+  check(path[path.length - 1] !== '/', 'Node path must not end with / character.');
+  check(!/\/\//.test(path), 'Node path must not contain empty node name.');
+  check(!/\/\.(\.)?(\/|$)/.test(path), 'Node path must not contain relative path(s).');
+}
+
+/**
+ * The connection string as connection-string.ts reads and checks it (an AssertionError naming
+ * the bad part when it is not usable: the client's options check has told users the same at
+ * connect), its chroot checked as every path is. The servers are shuffled, as every ZooKeeper
+ * client does, so that clients of one connection string spread over the ensemble.
+ */
+export function connectionTarget(connectionString: string): ConnectionTarget {
+  const read = parseConnectionString(connectionString);
+  if (!read.ok) throw new AssertionError({ message: `connectionString: ${read.reason}.` });
+  const { servers, chroot } = read.parsed;
+  if (chroot !== undefined) validatePath(chroot);
+  for (let i = servers.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [servers[i], servers[j]] = [servers[j], servers[i]];
+  }
+  return { servers, chroot };
 }
 
 /** How a holder's loss reads when the servers refused our credentials (see authFailure). */
@@ -759,12 +796,10 @@ function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
  */
 export class SessionRequests {
   private readonly deadlines: RequestDeadlines;
-  private readonly errors: RequestErrors;
   private refusing = false;
 
   constructor(private readonly options: RequestsOptions) {
     this.deadlines = new RequestDeadlines(options.timeoutMs);
-    this.errors = new RequestErrors(options.timeoutMs, options.authFailure);
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
@@ -864,18 +899,46 @@ export class SessionRequests {
       let settled = false;
       const deadline = this.deadlines.add(() => {
         settled = true;
-        reject(this.errors.unanswered(op, path));
+        reject(this.unanswered(op, path));
       });
       const sentAt = performance.now();
       this.options.wire.request(type, frame, (err, payload) => {
         if (settled) return;
         settled = true;
         this.deadlines.settle(deadline);
-        if (err) return reject(this.errors.failed(err, op, path));
+        if (err) return reject(this.failed(err, op, path));
         this.options.roundTrips?.observe(performance.now() - sentAt);
         resolve(answer(payload ?? null));
       });
     });
+  }
+
+  /**
+   * The error for a request answered with `err`: every code decodes (ZkServerError), so a code
+   * the engine does not act on (a quota, a newer server's) fails at once, not in doubt, no retry.
+   */
+  private failed(err: any, op: string, path: string): Error {
+    const authFailure = this.options.authFailure();
+    const code = codeOf(err);
+    return (
+      refusedAccess(code, op, path, authFailure) ??
+      new ZkRequestError(
+        code ?? ZkCode.CONNECTION_LOSS,
+        op,
+        path,
+        `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
+      )
+    );
+  }
+
+  /** The error for a request that got no answer within the timeout. */
+  private unanswered(op: string, path: string): ZkRequestError {
+    return new ZkRequestError(
+      ZkCode.REQUEST_TIMEOUT,
+      op,
+      path,
+      `ZooKeeper ${op} "${path}" got no answer within ${this.options.timeoutMs} ms`,
+    );
   }
 
   /** The path's check, then the path as sent: under the chroot, if any. */
@@ -932,43 +995,6 @@ export class RequestDeadlines {
       this.pending.delete(id);
       entry.expire();
     }
-  }
-}
-
-/** The errors of one session's requests. */
-class RequestErrors {
-  constructor(
-    private readonly timeoutMs: number,
-    /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
-    private readonly authFailure: () => ZooKeeperAuthFailedError | undefined,
-  ) {}
-
-  /**
-   * The error for a request answered with `err`: every code decodes (ZkServerError), so a code
-   * the engine does not act on (a quota, an error of a newer server) fails its request with that
-   * code at once, not in doubt and not retried.
-   */
-  failed(err: any, op: string, path: string): Error {
-    const code = codeOf(err);
-    return (
-      refusedAccess(code, op, path, this.authFailure()) ??
-      new ZkRequestError(
-        code ?? ZkCode.CONNECTION_LOSS,
-        op,
-        path,
-        `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
-      )
-    );
-  }
-
-  /** The error for a request that got no answer within the timeout. */
-  unanswered(op: string, path: string): ZkRequestError {
-    return new ZkRequestError(
-      ZkCode.REQUEST_TIMEOUT,
-      op,
-      path,
-      `ZooKeeper ${op} "${path}" got no answer within ${this.timeoutMs} ms`,
-    );
   }
 }
 
