@@ -381,6 +381,11 @@ export function decodeNotification(frame: Buffer, chroot?: string): Notification
   return { type, state, path };
 }
 
+/** `path` as sent: under the connection's chroot, if any (the chroot's own node for '/'). */
+export function withChroot(path: string, chroot: string | undefined): string {
+  return !chroot ? path : path === '/' ? chroot : chroot + path;
+}
+
 function withoutChroot(path: string | undefined, chroot: string | undefined): string | undefined {
   if (!chroot || path === undefined) return path;
   if (path === chroot) return '/';

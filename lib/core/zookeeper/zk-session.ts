@@ -24,6 +24,7 @@ import {
   encodePathWatch,
   encodeSetData,
   type ReplyPayload,
+  withChroot,
 } from './jute';
 
 /** The state a session reports (ZkSession.state). */
@@ -610,12 +611,10 @@ type ClockVerdict =
   | 'stuck';
 
 /**
- * Our own view of the session's liveness (a partitioned client hears nothing of its expiry), by
- * the Java client's rules: gone once a session timeout passed since the server was last heard;
- * within 2/3 of it (the safe window) a lock may be granted or trusted (docs/design.md 'What
- * "holding" means, and when it ends'). After a stall (SIGSTOP, GC, a blocked loop) data read no
- * longer counts as news until a reply to a request sent after it (`confirmed`). No timer: the
- * session ticks it and acts on the verdict.
+ * Our own view of the session's liveness, by the Java client's rules: gone once a session timeout
+ * passed since the server was last heard; within 2/3 of it a lock may be granted or trusted
+ * (docs/design.md 'What "holding" means, and when it ends'). After a stall (SIGSTOP, GC), data
+ * read is news only once a request sent after it is answered (`confirmed`). It keeps no timer.
  */
 export class SessionClock {
   private lastHeard = Date.now();
@@ -944,8 +943,7 @@ export class SessionRequests {
   /** The path's check, then the path as sent: under the chroot, if any. */
   private fullPath(path: string): string {
     validatePath(path);
-    const chroot = this.options.chroot;
-    return !chroot ? path : path === '/' ? chroot : chroot + path;
+    return withChroot(path, this.options.chroot);
   }
 }
 

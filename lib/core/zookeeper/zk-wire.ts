@@ -19,6 +19,7 @@ import {
   decodeNotification,
   decodeReply,
   decodeReplyHeader,
+  withChroot,
 } from './jute';
 
 /** What the wire tells its session, and asks it. */
@@ -329,8 +330,7 @@ export class ZkWire {
   }
 
   private fullPath(path: string): string {
-    const chroot = this.options.target.chroot;
-    return !chroot ? path : path === '/' ? chroot : chroot + path;
+    return withChroot(path, this.options.target.chroot);
   }
 
   private read(socket: Socket, reader: FrameReader, chunk: Buffer): void {
