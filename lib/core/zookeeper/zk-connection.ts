@@ -1,4 +1,4 @@
-/** Owns the client's connection: its sessions (a pool), each replaced when lost, which one a lock path uses, and their states. */
+/** Owns the client's sessions: each replaced when lost, their states, and which one a path uses. */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import type { ConnectionState, SessionInfo } from '../types';

@@ -1,4 +1,4 @@
-/** Owns ZooKeeper's error codes (every one by name, those we act on) and the errors requests reject with. */
+/** Owns ZooKeeper's error codes (every one named, those we act on) and our requests' errors. */
 import {
   InvalidLockOptionsError,
   LockAccessDeniedError,
