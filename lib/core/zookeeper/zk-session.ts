@@ -108,7 +108,7 @@ export function validatePath(path: string): void {
  * connect), its chroot checked as every path is. The servers are shuffled, as every ZooKeeper
  * client does, so that clients of one connection string spread over the ensemble.
  */
-export function connectionTarget(connectionString: string): ConnectionTarget {
+function connectionTarget(connectionString: string): ConnectionTarget {
   const read = parseConnectionString(connectionString);
   if (!read.ok) throw new AssertionError({ message: `connectionString: ${read.reason}.` });
   const { servers, chroot } = read.parsed;
