@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
 import { ZkLockClient } from '../lib/core';
-import { OP, XID } from '../lib/core/zookeeper/jute-requests';
+import { OP, XID } from '../lib/core/zookeeper/jute';
 import { zooKeeperFromEnv } from '../test/support/zookeeper';
 
 /** ZooKeeper's op codes by number (OP, plus the ones the library never sends). */

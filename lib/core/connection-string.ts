@@ -14,7 +14,7 @@ export interface ParsedConnectionString {
 
 /** ZooKeeper's client port, taken for a server given without one (as ZooKeeper's own clients). */
 const DEFAULT_PORT = 2181;
-/** A host name or an IPv4 address (node-zookeeper-client splits at ':', so no IPv6). */
+/** A host name or an IPv4 address (each server splits at ':' into host and port, so no IPv6). */
 const HOST = /^[A-Za-z0-9._-]+$/;
 /** The longest part of the string an error message shows (the rest is counted, not shown). */
 const SHOWN_CHARS = 100;

@@ -11,7 +11,7 @@ import { mntr } from '../support/zookeeper';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
 import { scaled } from '../support/time-scale';
-import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { sessionIndexOf } from '../../lib/core/zookeeper/zk-connection';
 
 /** Our clock declares the session lost after 2 s of silence. */
 const SHORT_SESSION_MS = 2_000;

@@ -9,7 +9,7 @@
 import { vi } from 'vitest';
 import { ZkLockClient } from '../../lib';
 import { CreateMode } from '../../lib/core/zookeeper/zk-client';
-import { CONTAINER } from '../../lib/core/zookeeper/jute-requests';
+import { CONTAINER } from '../../lib/core/zookeeper/jute';
 import { LOCK_PATH_DATA } from '../../lib/core/engine/contender';
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { codeOf, isNoNode } from '../../lib/core/zookeeper/zk-errors';

@@ -7,7 +7,7 @@
  * session-pause, one-way-loss.)
  */
 import { LockLostError, ZkLockClient } from '../../lib';
-import { OP } from '../../lib/core/zookeeper/jute-requests';
+import { OP } from '../../lib/core/zookeeper/jute';
 import { scaled } from '../support/time-scale';
 import { watchesUnder } from '../support/zookeeper';
 import { useCoreFixture } from './support/core-fixture';

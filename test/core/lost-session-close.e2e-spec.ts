@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConnectionState, ZkLockClient } from '../../lib';
-import { OP } from '../../lib/core/zookeeper/jute-requests';
+import { OP } from '../../lib/core/zookeeper/jute';
 import { trackOwnResources } from '../support/own-resources';
 import { scaled } from '../support/time-scale';
 import type { ZkSession } from '../../lib/core/zookeeper/zk-session';

@@ -14,7 +14,7 @@ import {
   MultiLockHandle,
   ZkLockClient,
 } from '../../lib';
-import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { sessionIndexOf } from '../../lib/core/zookeeper/zk-connection';
 
 import { useCoreFixture } from './support/core-fixture';
 import { readCriticalSections } from './support/critical-log';

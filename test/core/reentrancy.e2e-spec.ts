@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AcquireOptions, LockHandle, LockLostError, LockModeError, ZkLockClient } from '../../lib';
-import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { sessionIndexOf } from '../../lib/core/zookeeper/zk-connection';
 import { useCoreFixture } from './support/core-fixture';
 import { useOwnServer } from './support/own-server';
 import { expireSession } from './support/expire-session';

@@ -102,7 +102,7 @@ describe('a holder process frozen past its session timeout', () => {
 
   // A regression guard: it would pass even without the check it guards, because after SIGCONT
   // Node runs the session clock's due timer before it reads the socket, and that timer drops the
-  // socket with the event in it. The other order (data read first) is covered by session-clock.spec.ts.
+  // socket with the event in it. The other order (data read first) is covered by zk-session.spec.ts.
   it.concurrent(
     'takes no buffered "predecessor deleted" event read after the freeze as proof of life',
     async () => {

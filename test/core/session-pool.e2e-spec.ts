@@ -14,7 +14,7 @@ import {
   ZooKeeperUnavailableError,
 } from '../../lib';
 import type { LockEvents, SessionInfo } from '../../lib/core';
-import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { sessionIndexOf } from '../../lib/core/zookeeper/zk-connection';
 import { scaled } from '../support/time-scale';
 import { mntr } from '../support/zookeeper';
 import { expireSession } from './support/expire-session';

@@ -15,7 +15,7 @@
  */
 import { FaultRun, FaultReport, HeldSection } from './support/fault-run';
 import { CLIENT_DEFAULTS } from '../../lib/core/client/client-options';
-import { sessionIndexOf } from '../../lib/core/zookeeper/session-shards';
+import { sessionIndexOf } from '../../lib/core/zookeeper/zk-connection';
 import { eventually, ZkAdmin } from '../core/support/zk-admin';
 import { ZooKeeperServer } from '../support/zookeeper';
 import { scaled } from '../support/time-scale';

@@ -21,8 +21,8 @@ export interface ClientInternals {
   readonly connectionFailure: ZooKeeperAuthFailedError | undefined;
   /**
    * What a request of this client takes at most to be answered while all is well, from the
-   * replies seen (round-trips.ts); undefined before the first. The NestJS hold bounds its wait
-   * for a release's reply with it.
+   * replies seen (RoundTrips); undefined before the first. The NestJS hold bounds its wait for a
+   * release's reply with it.
    */
   readonly roundTripMs: number | undefined;
   /** The session timeout asked for (`sessionTimeoutMs`, or its default). */

@@ -31,7 +31,7 @@ import type {
   SessionInfo,
   ZkLockClientOptions,
 } from '../types';
-import { SessionPool } from '../zookeeper/session-pool';
+import { SessionPool } from '../zookeeper/zk-connection';
 import { ZkCredentials, withoutSecrets } from '../zookeeper/zk-credentials';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { CLIENT_INTERNALS, type ClientInternals } from './client-internals';

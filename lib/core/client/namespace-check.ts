@@ -4,7 +4,7 @@ import type { ZkSession } from '../zookeeper/zk-session';
 import { ZkCredentials } from '../zookeeper/zk-credentials';
 import { LockAccessDeniedError } from '../errors';
 import { ensureLockPath } from '../engine/contender';
-import type { AclEntry } from '../zookeeper/jute-requests';
+import type { AclEntry } from '../zookeeper/zk-client';
 
 /** The name of the node connect() creates to learn our ids: ephemeral, deleted at once. */
 const PROBE = '_zklock-identity-';

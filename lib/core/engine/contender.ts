@@ -21,7 +21,8 @@ import {
 } from './lock-drivers';
 import { randomUUID } from 'node:crypto';
 import { UnexpectedAclError, InvalidLockPathError, LockAccessDeniedError } from '../errors';
-import { type AclEntry, CONTAINER } from '../zookeeper/jute-requests';
+import { CONTAINER } from '../zookeeper/jute';
+import type { AclEntry } from '../zookeeper/zk-client';
 import { CreateMode, type Stat } from '../zookeeper/zk-client';
 import { parentPath } from '../paths';
 

@@ -18,7 +18,7 @@ import { Contender, isNamespace, removeIdleLockPath } from './contender';
 import { HeldLock } from './held-lock';
 import { type LockDriver, DRIVERS, type LockKind } from './lock-drivers';
 import type { AcquireOptions, WaitOutcome } from '../types';
-import { sessionIndexOf } from '../zookeeper/session-shards';
+import { sessionIndexOf } from '../zookeeper/zk-connection';
 import { parentPath } from '../paths';
 
 type PathQueues = Partial<Record<LockKind, WaiterQueue>>;

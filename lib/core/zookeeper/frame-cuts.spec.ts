@@ -11,10 +11,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { ACL } from './zk-client';
-import type { Watcher, WatcherEvent } from './zk-client';
-import { SessionRequests } from './session-requests';
-import { AclEntry, MAX_REQUEST_BYTES, OP, encodeCreate, encodePathWatch } from './jute-requests';
+import { ACL, type AclEntry, type Watcher, type WatcherEvent } from './zk-client';
+import { SessionRequests } from './zk-session';
+import { MAX_REQUEST_BYTES, OP, encodeCreate, encodePathWatch } from './jute';
 import { ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
 import { InvalidLockOptionsError } from '../errors';

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { ACL } from './zk-client';
 import { InvalidLockOptionsError } from '../errors';
 import { ZkCredentials, withoutSecrets } from './zk-credentials';
-import { MAX_REQUEST_BYTES } from './jute-requests';
+import { MAX_REQUEST_BYTES } from './jute';
 
 const SECRET = 's3cret-Pa55';
 

@@ -1,12 +1,11 @@
 /** Owns the secrets of a connection: `auth`, `acl` and `tls`, kept out of every log. */
 import { createHash } from 'node:crypto';
-import type { ConnectionOptions, SecureContext } from 'node:tls';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
 import { inspect } from 'node:util';
-import { ACL } from './zk-client';
+import { ACL, type AclEntry } from './zk-client';
 import { InvalidLockOptionsError, UnexpectedAclError } from '../errors';
 import type { ZkTlsOptions } from '../types';
-import { type AclEntry, MAX_REQUEST_BYTES, encodeAuth } from './jute-requests';
+import { MAX_REQUEST_BYTES, encodeAuth } from './jute';
 
 /** The security options of ZkLockClientOptions (see there). */
 export interface ZkSecurityOptions {

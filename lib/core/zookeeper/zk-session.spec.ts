@@ -4,10 +4,10 @@
  * and the owner's calls. The log holds what the session emitted and asked of the wire, in order.
  */
 import { vi } from 'vitest';
-import { Phase, TRANSITIONS, ZkSession } from './zk-session';
+import { Phase, RequestDeadlines, SessionClock, TRANSITIONS, ZkSession } from './zk-session';
 import type { WireHandlers, WireOptions, ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
-import type { ZkServerError } from './error-codes';
+import type { ZkServerError } from './zk-errors';
 import { ZkCode } from './zk-errors';
 
 const TIMEOUT = 3_000;
@@ -355,5 +355,143 @@ describe('ZkSession, its state machine', () => {
     for (const [from, to] of Object.entries(TRANSITIONS)) {
       if (from !== 'connecting') expect(to).not.toContain('connecting');
     }
+  });
+});
+
+/** Pure logic of the liveness clock, driven with explicit times (no timers started). */
+describe('SessionClock', () => {
+  const TIMEOUT = 3_000;
+  /** The clock, and what it asked for so far: 'stall' and its verdicts, in order. */
+  const setup = () => {
+    const calls: string[] = [];
+    const clock = new SessionClock(TIMEOUT);
+    const tick = (now: number): void => {
+      const { stalled, verdict } = clock.tick(now);
+      if (stalled) calls.push('stall');
+      if (verdict) calls.push(verdict);
+    };
+    const heard = (now: number): void => {
+      if (clock.heard(now)) calls.push('stall');
+    };
+    const t0 = Date.now();
+    heard(t0);
+    clock.connected(TIMEOUT);
+    return { clock, calls, t0, tick, heard };
+  };
+
+  it('declares the session lost at once when a connected socket was silent for a whole timeout', () => {
+    // A process that was paused (SIGSTOP) longer than the session timeout and just woke up: the
+    // socket still reads connected, but the server has expired the session by now.
+    const { calls, t0, tick } = setup();
+    tick(t0 + TIMEOUT + 1);
+    expect(calls).toContain('expired');
+  });
+
+  it('drops a connected socket silent past 2/3 of the timeout (half-open), without loss', () => {
+    const { calls, t0, tick } = setup();
+    for (let t = t0 + 250; t <= t0 + 2_400; t += 250) tick(t);
+    expect(calls.filter((c) => c !== 'quiet')).toEqual(['silent']);
+  });
+
+  it('asks the server once no answer came for half the timeout (notifications keep pings away)', () => {
+    const { calls, t0, tick, heard } = setup();
+    for (let t = t0 + 250; t < t0 + TIMEOUT / 2; t += 250) tick(t);
+    expect(calls).toEqual([]);
+    tick(t0 + TIMEOUT / 2 + 10);
+    expect(calls).toEqual(['quiet']);
+    heard(t0 + TIMEOUT / 2 + 20); // its answer
+    tick(t0 + TIMEOUT / 2 + 30);
+    expect(calls).toEqual(['quiet']);
+  });
+
+  it('does not count data read right after a stall as news, until a later request is answered', () => {
+    const { clock, calls, t0, heard } = setup();
+    const woke = t0 + 2_500; // nothing ran for 2.5 s: the data may have waited in the socket
+    heard(woke);
+    expect(calls).toEqual(['stall']);
+    expect(clock.withinSafeWindow(woke)).toBe(false);
+    heard(woke + 10);
+    expect(clock.withinSafeWindow(woke + 10)).toBe(false);
+    clock.confirmed(woke - 100); // a reply to a request sent before the stall ended: not proof
+    expect(clock.stale).toBe(true);
+    clock.confirmed(woke + 5); // a reply to a request sent after it
+    expect(clock.stale).toBe(false);
+    expect(clock.withinSafeWindow(woke + 20)).toBe(true);
+  });
+
+  describe('the negotiated timeout', () => {
+    it('never runs on one longer than asked for: the loss is told on the asked timeout', () => {
+      // 2,359,296 ms: a "negotiated" timeout read through the bytes of another frame.
+      const { clock, calls, t0, tick } = setup();
+      expect(clock.connected(2_359_296)).toBe(true);
+      expect(clock.safeWindowMs).toBe(2_000);
+      tick(t0 + TIMEOUT + 1);
+      expect(calls).toContain('expired');
+    });
+
+    it('runs on a shorter one, and on the asked one again when a later one is longer', () => {
+      const { clock } = setup();
+      expect(clock.connected(1_500)).toBe(true);
+      expect(clock.safeWindowMs).toBe(1_000);
+      expect(clock.connected(9_000)).toBe(true);
+      expect(clock.safeWindowMs).toBe(2_000);
+    });
+
+    it('ends the session on one that is not positive', () => {
+      for (const negotiated of [0, -1, -6_000, Number.NaN]) {
+        const { clock } = setup();
+        expect(clock.connected(negotiated)).toBe(false);
+        expect(clock.safeWindowMs).toBe(2_000);
+      }
+    });
+  });
+});
+
+describe('RequestDeadlines', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('expires each request once its own timeout has passed, oldest first, with one timer', () => {
+    const deadlines = new RequestDeadlines(1000);
+    const expired: string[] = [];
+    deadlines.add(() => expired.push('a'));
+    vi.advanceTimersByTime(400);
+    deadlines.add(() => expired.push('b'));
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(599);
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(expired).toEqual(['a']);
+    vi.advanceTimersByTime(399);
+    expect(expired).toEqual(['a']);
+    vi.advanceTimersByTime(1);
+    expect(expired).toEqual(['a', 'b']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('never expires a settled request, and stops once nothing is pending', () => {
+    const deadlines = new RequestDeadlines(1000);
+    const expired: string[] = [];
+    const a = deadlines.add(() => expired.push('a'));
+    vi.advanceTimersByTime(500);
+    const b = deadlines.add(() => expired.push('b'));
+    deadlines.settle(a);
+    vi.advanceTimersByTime(500);
+    expect(expired).toEqual([]);
+    expect(vi.getTimerCount()).toBe(1); // re-armed for b
+    deadlines.settle(b);
+    deadlines.idle();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(5000);
+    expect(expired).toEqual([]);
+  });
+
+  it('keeps its timer while a request is pending when idle() is asked', () => {
+    const deadlines = new RequestDeadlines(1000);
+    const expired: string[] = [];
+    deadlines.add(() => expired.push('a'));
+    deadlines.idle();
+    vi.advanceTimersByTime(1000);
+    expect(expired).toEqual(['a']);
   });
 });

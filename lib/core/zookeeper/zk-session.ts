@@ -1,19 +1,31 @@
-/** Owns one ZooKeeper session: its state machine, and the API the engine sees of it. */
+/** Owns one ZooKeeper session: its state machine, liveness clock, requests and data watches. */
+import { AssertionError } from 'node:assert';
 import { EventEmitter } from 'node:events';
-import type { ConnectFailure } from '../errors';
-import { ZooKeeperAuthFailedError } from '../errors';
-import { Stat, Watcher, connectionTarget } from './zk-client';
+import { parseConnectionString } from '../connection-string';
+import { ZooKeeperAuthFailedError, InvalidLockOptionsError, type ConnectFailure } from '../errors';
+import {
+  type AclEntry,
+  Stat,
+  Watcher,
+  type ConnectionTarget,
+  type WatcherEvent,
+} from './zk-client';
 import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
-import { SessionClock } from './session-clock';
-import { Listing, SessionRequests } from './session-requests';
-import type { AclEntry } from './jute-requests';
-import { DataWatches } from './data-watches';
-import { ZkCode, ZkRequestError } from './zk-errors';
-import { WireOptions, ZkWire } from './zk-wire';
-import type { RoundTrips } from './round-trips';
-
-export type { Listing } from './session-requests';
+import { ZkCode, ZkRequestError, isNoNode, codeOf, refusedAccess } from './zk-errors';
+import { WireOptions, ZkWire, type RoundTrips } from './zk-wire';
+import {
+  MAX_REQUEST_BYTES,
+  OP,
+  createOpOf,
+  encodeCreate,
+  encodeDelete,
+  encodeGetAcl,
+  encodePathWatch,
+  encodeSetData,
+  type ReplyPayload,
+  withChroot,
+} from './jute';
 
 /** The state a session reports (ZkSession.state). */
 export type SessionState = 'connecting' | 'connected' | 'suspended' | 'lost' | 'closed';
@@ -72,18 +84,52 @@ export interface ZkSessionOptions {
   openWire?: (options: WireOptions) => ZkWire;
 }
 
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new AssertionError({ message });
+}
+
+/**
+ * The shape check every path gets before it is sent (an AssertionError, thrown synchronously):
+ * absolute, no trailing `/`, no empty or relative segment. The engine checks the full rules of
+ * ZooKeeper's PathUtils itself (paths.ts); this guards the session's own callers.
+ */
+export function validatePath(path: string): void {
+  check(!!path && typeof path === 'string', 'Node path must be a non-empty string.');
+  check(path[0] === '/', 'Node path must start with / character.');
+  if (path.length === 1) return;
+  check(path[path.length - 1] !== '/', 'Node path must not end with / character.');
+  check(!/\/\//.test(path), 'Node path must not contain empty node name.');
+  check(!/\/\.(\.)?(\/|$)/.test(path), 'Node path must not contain relative path(s).');
+}
+
+/**
+ * The connection string as connection-string.ts reads and checks it (an AssertionError naming
+ * the bad part when it is not usable: the client's options check has told users the same at
+ * connect), its chroot checked as every path is. The servers are shuffled, as every ZooKeeper
+ * client does, so that clients of one connection string spread over the ensemble.
+ */
+function connectionTarget(connectionString: string): ConnectionTarget {
+  const read = parseConnectionString(connectionString);
+  if (!read.ok) throw new AssertionError({ message: `connectionString: ${read.reason}.` });
+  const { servers, chroot } = read.parsed;
+  if (chroot !== undefined) validatePath(chroot);
+  for (let i = servers.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [servers[i], servers[j]] = [servers[j], servers[i]];
+  }
+  return { servers, chroot };
+}
+
 /** How a holder's loss reads when the servers refused our credentials (see authFailure). */
 const AUTH_REFUSED =
   "the servers refused this client's `auth` credentials (AUTH_FAILED) and closed the session; " +
   'fix them and connect a new client';
 
 /**
- * One ZooKeeper session over our own wire (ZkWire), with promises, request timeouts, and our own
- * liveness clock (SessionClock). Its state machine is here whole (docs/design.md "The session's
- * states"): the wire's events, the clock's verdicts and the owner's calls are its inputs, each
- * moving the phase along TRANSITIONS only. Events: 'connected', 'suspended', 'reconnected',
- * 'lost' (reason: 'session-expired' | 'connection-lost'), 'closed'. A lost session is never
- * revived: the owner creates a new ZkSession.
+ * One ZooKeeper session over our wire, whole state machine here (docs/design.md "The session's
+ * states"): the wire's events, the clock's verdicts and the owner's calls move the phase along
+ * TRANSITIONS only. Emits 'connected', 'suspended', 'reconnected', 'lost' (LossReason), 'closed';
+ * a lost session is never revived (the owner creates a new one).
  */
 export class ZkSession extends EventEmitter {
   private readonly wire: ZkWire;
@@ -550,5 +596,449 @@ export class ZkSession extends EventEmitter {
       path,
       `ZooKeeper ${op} "${path}": session ${this.sessionId || '(none)'} is ${this.state}`,
     );
+  }
+}
+
+/** What a tick of the clock asks of the session (docs/design.md "The session's states"). */
+type ClockVerdict =
+  /** Not heard from for a whole session timeout: the server has expired the session by now. */
+  | 'expired'
+  /** Connected, but the server has been silent for 2/3 of the timeout (a half-open socket). */
+  | 'silent'
+  /** Connected, no answer for half the timeout: a request's answer tells more than a ping's. */
+  | 'quiet'
+  /** A connection attempt (TCP + handshake) is taking too long: try the next server. */
+  | 'stuck';
+
+/**
+ * Our own view of the session's liveness, by the Java client's rules: gone once a session timeout
+ * passed since the server was last heard; within 2/3 of it a lock may be granted or trusted
+ * (docs/design.md 'What "holding" means, and when it ends'). After a stall (SIGSTOP, GC), data
+ * read is news only once a request sent after it is answered (`confirmed`). It keeps no timer.
+ */
+export class SessionClock {
+  private lastHeard = Date.now();
+  private timeoutMs: number;
+  private isConnected = false;
+  private everConnected = false;
+  private attemptStartedAt = 0;
+  private interval = 500;
+  /** Last time this process was seen running (a tick, or data read without a stall). */
+  private lastAwakeAt = Date.now();
+  /** When the last stall ended; data read since counts only once a later request is answered. */
+  private resumedAt = 0;
+  private untrusted = false;
+
+  constructor(private readonly requestedTimeoutMs: number) {
+    this.timeoutMs = requestedTimeoutMs;
+  }
+
+  /** Starts the clock now: the session ticks it every `tickMs` from here. */
+  start(): void {
+    this.interval = Math.max(50, Math.min(500, Math.floor(this.timeoutMs / 10)));
+    this.lastAwakeAt = Date.now();
+  }
+
+  get tickMs(): number {
+    return this.interval;
+  }
+
+  /**
+   * An answer to one of our requests was read just now (never a watch notification). True when
+   * this process stalled before it: the answer proves nothing, and a request must be sent (only
+   * its reply proves life).
+   */
+  heard(now = Date.now()): boolean {
+    if (this.noticeStall(now)) return true;
+    if (!this.untrusted) this.lastHeard = now;
+    return false;
+  }
+
+  /** A request sent at `sentAt` was answered: the server had our session at sentAt or later. */
+  confirmed(sentAt: number): void {
+    if (sentAt > this.lastHeard) this.lastHeard = sentAt;
+    if (sentAt >= this.resumedAt) this.untrusted = false;
+  }
+
+  /**
+   * Connected, with the session timeout the server negotiated. The clock runs on the smaller of
+   * it and the one asked for: a server raises an ask only when it is below the server's minimum,
+   * and a shorter clock can only tell a loss early, never late. False for a timeout that is not
+   * positive (Java's client ends the session on it): the caller ends the session.
+   */
+  connected(negotiatedTimeoutMs: number): boolean {
+    if (!(negotiatedTimeoutMs > 0)) return false;
+    this.timeoutMs = Math.min(this.requestedTimeoutMs, negotiatedTimeoutMs);
+    // The handshake answers the connect request of this attempt.
+    if (this.attemptStartedAt) this.confirmed(this.attemptStartedAt);
+    this.isConnected = true;
+    this.everConnected = true;
+    this.attemptStartedAt = 0;
+    return true;
+  }
+
+  disconnected(): void {
+    this.isConnected = false;
+  }
+
+  attempting(): void {
+    this.attemptStartedAt = Date.now();
+  }
+
+  /** A stall happened and no request sent since has been answered yet. */
+  get stale(): boolean {
+    return this.untrusted;
+  }
+
+  /** Milliseconds since the server was last heard from. */
+  silenceMs(now = Date.now()): number {
+    return now - this.lastHeard;
+  }
+
+  /** 2/3 of the session timeout: heard from within it, the server still has our session. */
+  get safeWindowMs(): number {
+    return Math.floor((this.timeoutMs * 2) / 3);
+  }
+
+  /** Heard from within the safe window (connected or not). */
+  withinSafeWindow(now = Date.now()): boolean {
+    return this.silenceMs(now) <= this.safeWindowMs;
+  }
+
+  /**
+   * The rules, applied at `now`: `stalled` when this process did not run for a while before it
+   * (a request must be sent, as for heard), and the verdict, if any.
+   */
+  tick(now: number): { stalled: boolean; verdict?: ClockVerdict } {
+    const stalled = this.noticeStall(now);
+    const silence = this.silenceMs(now);
+    // First: a silence longer than the session timeout ends the session, even while the
+    // socket still looks connected (a process that was paused and just woke up).
+    if (this.everConnected && silence > this.timeoutMs) return { stalled, verdict: 'expired' };
+    if (this.isConnected) {
+      if (silence > this.safeWindowMs) {
+        this.isConnected = false;
+        return { stalled, verdict: 'silent' };
+      }
+      return { stalled, verdict: silence > this.timeoutMs / 2 ? 'quiet' : undefined };
+    }
+    if (this.attemptStartedAt && now - this.attemptStartedAt > Math.max(500, this.timeoutMs / 3)) {
+      this.attemptStartedAt = now;
+      return { stalled, verdict: 'stuck' };
+    }
+    return { stalled };
+  }
+
+  /**
+   * Whether this process did not run for a while before `now` (longer than a few ticks, and
+   * than 1/6 of the session timeout: data read late by less than that is still inside the
+   * 1/3 margin the safe window leaves).
+   */
+  private noticeStall(now: number): boolean {
+    const stalled = now - this.lastAwakeAt > Math.max(2 * this.interval, this.timeoutMs / 6);
+    this.lastAwakeAt = now;
+    if (!stalled) return false;
+    this.untrusted = true;
+    this.resumedAt = now;
+    return true;
+  }
+}
+
+export interface Listing {
+  children: string[];
+  /** czxid of the listed node (the lock node), as a bigint. */
+  czxid: bigint;
+  /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
+  cversion: number;
+  /** Its data version (with czxid, it tells whether the node's data changed since a read). */
+  version: number;
+}
+
+/** What the requests are given by the session they belong to. */
+interface RequestsOptions {
+  timeoutMs: number;
+  /** The wire the requests are written to. */
+  wire: ZkWire;
+  /** The connection string's chroot, prefixed to every path sent. */
+  chroot?: string;
+  /** The ACL of every node created (ZkCredentials.aclList). */
+  acl: readonly AclEntry[];
+  /** The error for a request once the session takes none (see refuseAll). */
+  gone(op: string, path: string): ZkRequestError;
+  /** Set once the servers refused our credentials (a request's AUTH_FAILED then says so). */
+  authFailure(): ZooKeeperAuthFailedError | undefined;
+  /** Told the round trip of each request answered without error (the client's estimate). */
+  roundTrips?: RoundTrips;
+}
+
+/**
+ * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError, thrown before it is
+ * sent. The options and arguments that make up a frame are checked earlier against limits of
+ * their own (a lock path, nodeData, a participant id); this catches what they add up to.
+ */
+function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
+  const bytes = frame.length - 4;
+  if (bytes <= MAX_REQUEST_BYTES) return frame;
+  throw new InvalidLockOptionsError(
+    `ZooKeeper ${op} "${path}"`,
+    `its request is ${bytes} bytes, over the limit of ${MAX_REQUEST_BYTES} bytes (the servers' ` +
+      'default jute.maxbuffer: a server drops the connection on a longer request)',
+    "Shorten what it carries: the lock path, the client's nodeData, or its auth ids with " +
+      "acl: 'creator'",
+  );
+}
+
+/**
+ * Every request is built here (the path's check, then our jute encoding), gets a deadline and
+ * one answer (a reply, an error we can act on, or REQUEST_TIMEOUT); requests issued together
+ * leave in one write (ZkWire).
+ */
+export class SessionRequests {
+  private readonly deadlines: RequestDeadlines;
+  private refusing = false;
+
+  constructor(private readonly options: RequestsOptions) {
+    this.deadlines = new RequestDeadlines(options.timeoutMs);
+  }
+
+  create(path: string, data: Buffer | null, mode: number): Promise<string> {
+    const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
+    return this.send('create', path, createOpOf(mode), encode, (r) => (r as { path: string }).path);
+  }
+
+  /** Writes `data` to `path` if the node is still at `version`; the node's new Stat. */
+  setData(path: string, data: Buffer, version: number): Promise<Stat> {
+    const encode = (): Buffer => encodeSetData(0, this.fullPath(path), data, version);
+    return this.send('setData', path, OP.SET_DATA, encode, (r) => (r as { stat: Stat }).stat);
+  }
+
+  /** The ACL of `path`, as the server stores it. */
+  getAcl(path: string): Promise<AclEntry[]> {
+    const encode = (): Buffer => encodeGetAcl(0, this.fullPath(path));
+    return this.send('getACL', path, OP.GET_ACL, encode, (r) => (r as { acl: AclEntry[] }).acl);
+  }
+
+  remove(path: string, version: number): Promise<void> {
+    const encode = (): Buffer => encodeDelete(0, this.fullPath(path), version);
+    return this.send('delete', path, OP.DELETE, encode, () => undefined);
+  }
+
+  /**
+   * exists('/') with no deadline: true once the server answers it (any answer, a missing chroot
+   * node too), false when its connection drops first. Its answer proves the server has the
+   * session (docs/design.md 'What "holding" means, and when it ends'); one at a time is enough.
+   */
+  probe(): Promise<boolean> {
+    if (this.refusing) return Promise.resolve(false);
+    const frame = encodePathWatch(0, OP.EXISTS, this.fullPath('/'), false);
+    return new Promise((resolve) =>
+      this.options.wire.request(OP.EXISTS, frame, (err) => resolve(!err || isNoNode(err))),
+    );
+  }
+
+  async getChildren(path: string, watcher?: Watcher): Promise<Listing> {
+    const { children, stat } = await this.read<{ children: string[]; stat: Stat }>(
+      'getChildren',
+      OP.GET_CHILDREN2,
+      path,
+      watcher,
+    );
+    return {
+      children,
+      czxid: stat.czxid.readBigUInt64BE(0),
+      cversion: stat.cversion,
+      version: stat.version,
+    };
+  }
+
+  getData(path: string, watcher?: Watcher): Promise<{ data: Buffer | null; stat: Stat }> {
+    return this.read('getData', OP.GET_DATA, path, watcher);
+  }
+
+  /** The session takes no more requests (closing, lost or ended): each is refused at once. */
+  refuseAll(): void {
+    this.refusing = true;
+  }
+
+  /** The session ended: its deadline timer stops once nothing is pending. */
+  idle(): void {
+    this.deadlines.idle();
+  }
+
+  /** getChildren2 or getData: the decoded payload; a watcher registered once it succeeded. */
+  private read<T>(
+    op: 'getChildren' | 'getData',
+    type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA,
+    path: string,
+    watcher: Watcher | undefined,
+  ): Promise<T> {
+    const encode = (): Buffer => encodePathWatch(0, type, this.fullPath(path), !!watcher);
+    return this.send(op, path, type, encode, (r) => {
+      if (watcher) this.options.wire.watch(op === 'getData' ? 'data' : 'child', path, watcher);
+      const { children, data, stat } = r as { children?: string[]; data?: Buffer; stat: Stat };
+      return (op === 'getData' ? { data, stat } : { children, stat }) as T;
+    });
+  }
+
+  /**
+   * A request encoded by jute.ts (`encode` throws on a bad path, before anything is
+   * sent), checked against MAX_REQUEST_BYTES, written by the wire; `answer` reads the payload.
+   */
+  private send<T>(
+    op: string,
+    path: string,
+    type: number,
+    encode: () => Buffer,
+    answer: (payload: ReplyPayload) => T,
+  ): Promise<T> {
+    if (this.refusing) return Promise.reject(this.options.gone(op, path));
+    return new Promise<T>((resolve, reject) => {
+      // The path's check and the frame's size throw synchronously: the promise rejects with it.
+      const frame = checkFrameSize(encode(), op, path);
+      let settled = false;
+      const deadline = this.deadlines.add(() => {
+        settled = true;
+        reject(this.unanswered(op, path));
+      });
+      const sentAt = performance.now();
+      this.options.wire.request(type, frame, (err, payload) => {
+        if (settled) return;
+        settled = true;
+        this.deadlines.settle(deadline);
+        if (err) return reject(this.failed(err, op, path));
+        this.options.roundTrips?.observe(performance.now() - sentAt);
+        resolve(answer(payload ?? null));
+      });
+    });
+  }
+
+  /**
+   * The error for a request answered with `err`: every code decodes (ZkServerError), so a code
+   * the engine does not act on (a quota, a newer server's) fails at once, not in doubt, no retry.
+   */
+  private failed(err: any, op: string, path: string): Error {
+    const authFailure = this.options.authFailure();
+    const code = codeOf(err);
+    return (
+      refusedAccess(code, op, path, authFailure) ??
+      new ZkRequestError(
+        code ?? ZkCode.CONNECTION_LOSS,
+        op,
+        path,
+        `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
+      )
+    );
+  }
+
+  /** The error for a request that got no answer within the timeout. */
+  private unanswered(op: string, path: string): ZkRequestError {
+    return new ZkRequestError(
+      ZkCode.REQUEST_TIMEOUT,
+      op,
+      path,
+      `ZooKeeper ${op} "${path}" got no answer within ${this.options.timeoutMs} ms`,
+    );
+  }
+
+  /** The path's check, then the path as sent: under the chroot, if any. */
+  private fullPath(path: string): string {
+    validatePath(path);
+    return withChroot(path, this.options.chroot);
+  }
+}
+
+/**
+ * Timeouts of one session's requests with a single timer instead of one per request. Every
+ * request gets the same timeout, so the order of insertion is the order of deadlines: the timer
+ * only ever waits for the oldest pending request. It is unref'd (the session's socket keeps the
+ * process alive while requests are pending) and stops once nothing is pending at its deadline.
+ */
+export class RequestDeadlines {
+  private readonly pending = new Map<number, { deadline: number; expire(): void }>();
+  private nextId = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Calls `expire` once the timeout has passed, unless `settle(id)` comes first. */
+  add(expire: () => void): number {
+    const id = this.nextId++;
+    this.pending.set(id, { deadline: Date.now() + this.timeoutMs, expire });
+    if (!this.timer) this.arm(this.timeoutMs);
+    return id;
+  }
+
+  settle(id: number): void {
+    this.pending.delete(id);
+  }
+
+  /** Stops the timer when nothing is pending (a closed session leaves no timer behind). */
+  idle(): void {
+    if (this.pending.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => this.sweep(), delayMs);
+    this.timer.unref();
+  }
+
+  private sweep(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline > now) return this.arm(entry.deadline - now);
+      this.pending.delete(id);
+      entry.expire();
+    }
+  }
+}
+
+interface PathWatch {
+  watchers: Set<Watcher>;
+  dispatcher: Watcher;
+}
+
+/**
+ * The wire keeps every callback it is given until the node changes, so many
+ * waiters on one node (tries that gave up, timed-out waiters) would pile up there. The session
+ * registers one dispatcher per path instead; the watchers join it and leave it here.
+ */
+class DataWatches {
+  private readonly paths = new Map<string, PathWatch>();
+
+  /** Adds `watcher` to the path's watch; returns the callback to register, if none is yet. */
+  join(path: string, watcher: Watcher): Watcher | undefined {
+    const existing = this.paths.get(path);
+    if (existing) {
+      existing.watchers.add(watcher);
+      return undefined;
+    }
+    const entry: PathWatch = {
+      watchers: new Set([watcher]),
+      dispatcher: (event: WatcherEvent) => {
+        if (this.paths.get(path) === entry) this.paths.delete(path);
+        for (const w of entry.watchers) w(event);
+      },
+    };
+    this.paths.set(path, entry);
+    return entry.dispatcher;
+  }
+
+  /** The request that would have set `dispatcher` failed: no watch is set, the next registers. */
+  notSet(path: string, dispatcher: Watcher): void {
+    if (this.paths.get(path)?.dispatcher === dispatcher) this.paths.delete(path);
+  }
+
+  /** Drops a watcher whose waiter gave up; the path's one registration stays. */
+  leave(path: string, watcher: Watcher): void {
+    this.paths.get(path)?.watchers.delete(watcher);
+  }
+
+  /** The session ended: no watch of it fires any more. */
+  clear(): void {
+    this.paths.clear();
   }
 }

@@ -1,10 +1,9 @@
-/** Owns the wire of one ZooKeeper session: its sockets, frames, requests, watches, pings, reconnects. */
+/** Owns one session's wire: sockets and framing, requests, watches, pings, reconnects, round trips. */
 import { Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ZkCredentials } from './zk-credentials';
 import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
-import { FrameReader } from './frame-reader';
-import { ZkServerError } from './error-codes';
+import { ZkServerError } from './zk-errors';
 import {
   MAX_REQUEST_BYTES,
   OP,
@@ -13,8 +12,6 @@ import {
   encodeConnect,
   encodeHeaderOnly,
   encodeSetWatches,
-} from './jute-requests';
-import {
   EVENT_NAMES,
   Notification,
   ReplyPayload,
@@ -22,7 +19,8 @@ import {
   decodeNotification,
   decodeReply,
   decodeReplyHeader,
-} from './jute-replies';
+  withChroot,
+} from './jute';
 
 /** What the wire tells its session, and asks it. */
 export interface WireHandlers {
@@ -72,14 +70,10 @@ interface Packet {
 type WatchKind = 'data' | 'exist' | 'child';
 
 /**
- * - `connecting`: no connection carries the session (an attempt may be under way);
- * - `connected`: a connection's handshake completed;
- * - `closing`: CLOSE_SESSION asked for: nothing else is sent, and no reconnect, except when the
- *   close was written and its connection dropped before the answer: the server may never have
- *   read it, so the wire connects again (if the session lets it: mayConnect), for the session to
- *   close itself there;
- * - `expired`, `auth-failed`: the servers ended the session; the socket's end ends the wire;
- * - `ended`: no socket, no timer, every request answered.
+ * `connecting` (no connection carries the session), `connected` (a handshake completed),
+ * `closing` (CLOSE_SESSION asked: nothing else sent; reconnects only if the close was written and
+ * its connection dropped unanswered, and mayConnect allows), `expired` / `auth-failed` (the
+ * servers ended it), `ended` (no socket, no timer, every request answered).
  */
 export type WireState =
   'connecting' | 'connected' | 'closing' | 'expired' | 'auth-failed' | 'ended';
@@ -93,13 +87,11 @@ export const MAX_XID = 0x7fffffff;
 const AUTH_FAILED = -115;
 
 /**
- * One session's wire, as kazoo's connection.py: each attempt gets its own socket and frame
- * reader (bytes of one connection never complete a frame of another); the handshake is the first
- * frame of each socket, a read-only session refused; requests are numbered (wrapping to 1 after
- * 2^31-2), written in order, and answered in order or the connection is dropped; pings keep an
- * idle connection alive; a dropped connection is replaced by the next server of the list, with a
- * random wait once every server was tried; AUTH packets and SetWatches follow every
- * ConnectRequest; notifications reach the watchers registered for their path and kind.
+ * One session's wire, as kazoo's connection.py (docs/design.md "The connection layer"): a socket
+ * and frame reader per attempt, the handshake first (read-only refused), AUTH and SetWatches
+ * after it; requests numbered, written and answered in order (else the connection drops); pings
+ * on idle; the next server on a drop (a random wait once all were tried); notifications to the
+ * watchers of their path and kind.
  */
 export class ZkWire {
   private current: WireState = 'connecting';
@@ -174,7 +166,7 @@ export class ZkWire {
   }
 
   /**
-   * Sends a request (`frame` from jute-requests.ts, its xid written in when sent); `answer` gets
+   * Sends a request (`frame` from jute.ts, its xid written in when sent); `answer` gets
    * its reply, or the error that ended it (CONNECTION_LOSS when its connection dropped first).
    * Requests issued while no connection is up leave once one is. A frame over the servers'
    * default `jute.maxbuffer` is refused here: a server would drop the connection for it.
@@ -338,8 +330,7 @@ export class ZkWire {
   }
 
   private fullPath(path: string): string {
-    const chroot = this.options.target.chroot;
-    return !chroot ? path : path === '/' ? chroot : chroot + path;
+    return withChroot(path, this.options.target.chroot);
   }
 
   private read(socket: Socket, reader: FrameReader, chunk: Buffer): void {
@@ -572,4 +563,79 @@ function readXid(frame: Buffer): number {
 /** A session id as hex, without leading zeros ('0' for none). */
 function sessionHex(id: Buffer): string {
   return id.toString('hex').replace(/^0+/, '') || '0';
+}
+
+/**
+ * The longest frame accepted from a server. ZooKeeper caps what it reads at `jute.maxbuffer`
+ * but not what it sends (a large listing): this only refuses a length no server sends, the sign
+ * of bytes that are not ZooKeeper's (the socket is dropped instead of buffering them).
+ */
+const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;
+
+/** A length prefix that no ZooKeeper frame has: the connection carries something else. */
+class FrameError extends Error {
+  constructor(readonly length: number) {
+    super(`a frame length of ${length} bytes is not ZooKeeper's`);
+    this.name = 'FrameError';
+  }
+}
+
+/**
+ * Splits one socket's bytes into frames (an int32 length, then that many bytes). One reader per
+ * socket, dropped with it: bytes left from one connection never complete a frame of the next.
+ * Frames are views of the bytes read (no copy per frame), each with its length prefix.
+ */
+class FrameReader {
+  private partial?: Buffer;
+
+  /** The complete frames `chunk` ends, in order; FrameError on an impossible length. */
+  push(chunk: Buffer): Buffer[] {
+    const data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    this.partial = undefined;
+    const frames: Buffer[] = [];
+    let at = 0;
+    while (data.length - at >= 4) {
+      const length = data.readInt32BE(at);
+      if (length < 0 || length > MAX_REPLY_FRAME_BYTES) throw new FrameError(length);
+      const end = at + 4 + length;
+      if (end > data.length) break;
+      frames.push(data.subarray(at, end));
+      at = end;
+    }
+    if (at < data.length) this.partial = data.subarray(at);
+    return frames;
+  }
+
+  /** Bytes of a frame not complete yet. */
+  get pendingBytes(): number {
+    return this.partial?.length ?? 0;
+  }
+}
+
+/**
+ * The round trip of the client's requests, smoothed as TCP does (RFC 6298): `timeoutMs` is the
+ * smoothed round trip plus four times its variation, what a request answered in the usual way
+ * takes at most. One estimate per client, fed by the replies of all its sessions (they talk to
+ * the same servers); undefined until a first reply.
+ */
+export class RoundTrips {
+  private smoothed?: number;
+  private variation = 0;
+
+  /** A request was answered `ms` milliseconds after it was sent. */
+  observe(ms: number): void {
+    if (!(ms >= 0)) return;
+    if (this.smoothed === undefined) {
+      this.smoothed = ms;
+      this.variation = ms / 2;
+      return;
+    }
+    this.variation = 0.75 * this.variation + 0.25 * Math.abs(this.smoothed - ms);
+    this.smoothed = 0.875 * this.smoothed + 0.125 * ms;
+  }
+
+  /** What an answered request takes at most, as observed; undefined before any answer. */
+  get timeoutMs(): number | undefined {
+    return this.smoothed === undefined ? undefined : this.smoothed + 4 * this.variation;
+  }
 }

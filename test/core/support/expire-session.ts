@@ -7,7 +7,7 @@
  */
 import { connect } from 'node:net';
 import type { ZkLockClient } from '../../../lib';
-import { encodeConnect, encodeHeaderOnly, OP } from '../../../lib/core/zookeeper/jute-requests';
+import { encodeConnect, encodeHeaderOnly, OP } from '../../../lib/core/zookeeper/jute';
 import { scaled } from '../../support/time-scale';
 import { eventually } from './zk-admin';
 
