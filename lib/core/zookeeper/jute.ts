@@ -45,6 +45,9 @@ export const XID = {
 /** Where a request frame's xid is: behind its int32 length (the RequestHeader comes first). */
 export const XID_OFFSET = 4;
 
+/** Where a request frame's op type is: right behind its xid. */
+export const TYPE_OFFSET = XID_OFFSET + 4;
+
 /** One operation of a multi (ZooKeeper's transaction). */
 export type MultiOp =
   | {

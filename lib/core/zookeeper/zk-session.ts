@@ -17,7 +17,7 @@ import { WireOptions, ZkWire, type RoundTrips } from './zk-wire';
 import {
   MAX_REQUEST_BYTES,
   OP,
-  createOpOf,
+  TYPE_OFFSET,
   encodeCreate,
   encodeDelete,
   encodeGetAcl,
@@ -138,6 +138,8 @@ export class ZkSession extends EventEmitter {
   private readonly clock: SessionClock;
   private readonly failures: ConnectFailures;
   private readonly credentials: ZkCredentials;
+  /** Whether the nodes a lock relies on must carry our ACL (see ZkCredentials.checkAcl). */
+  readonly checksAcl: boolean;
   private current: Phase = 'connecting';
   /** What `state` reports while closing: the state the owner closed it in. */
   private shown: SessionState = 'connecting';
@@ -157,6 +159,7 @@ export class ZkSession extends EventEmitter {
     this.setMaxListeners(0);
     const credentials = options.credentials ?? ZkCredentials.none;
     this.credentials = credentials;
+    this.checksAcl = credentials.checksAcl;
     const target = connectionTarget(options.connectionString);
     this.failures = new ConnectFailures(() => target.servers.length);
     this.clock = new SessionClock(options.sessionTimeoutMs);
@@ -347,10 +350,6 @@ export class ZkSession extends EventEmitter {
     return this.options.namespace;
   }
 
-  /** Whether the nodes a lock relies on must carry our ACL (see ZkCredentials.checkAcl). */
-  get checksAcl(): boolean {
-    return this.credentials.checksAcl;
-  }
 
   /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
@@ -803,24 +802,24 @@ export class SessionRequests {
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
-    return this.send('create', path, createOpOf(mode), encode, (r) => (r as { path: string }).path);
+    return this.send('create', path, encode, (r) => (r as { path: string }).path);
   }
 
   /** Writes `data` to `path` if the node is still at `version`; the node's new Stat. */
   setData(path: string, data: Buffer, version: number): Promise<Stat> {
     const encode = (): Buffer => encodeSetData(0, this.fullPath(path), data, version);
-    return this.send('setData', path, OP.SET_DATA, encode, (r) => (r as { stat: Stat }).stat);
+    return this.send('setData', path, encode, (r) => (r as { stat: Stat }).stat);
   }
 
   /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
     const encode = (): Buffer => encodeGetAcl(0, this.fullPath(path));
-    return this.send('getACL', path, OP.GET_ACL, encode, (r) => (r as { acl: AclEntry[] }).acl);
+    return this.send('getACL', path, encode, (r) => (r as { acl: AclEntry[] }).acl);
   }
 
   remove(path: string, version: number): Promise<void> {
     const encode = (): Buffer => encodeDelete(0, this.fullPath(path), version);
-    return this.send('delete', path, OP.DELETE, encode, () => undefined);
+    return this.send('delete', path, encode, () => undefined);
   }
 
   /**
@@ -873,7 +872,7 @@ export class SessionRequests {
     watcher: Watcher | undefined,
   ): Promise<T> {
     const encode = (): Buffer => encodePathWatch(0, type, this.fullPath(path), !!watcher);
-    return this.send(op, path, type, encode, (r) => {
+    return this.send(op, path, encode, (r) => {
       if (watcher) this.options.wire.watch(op === 'getData' ? 'data' : 'child', path, watcher);
       const { children, data, stat } = r as { children?: string[]; data?: Buffer; stat: Stat };
       return (op === 'getData' ? { data, stat } : { children, stat }) as T;
@@ -881,13 +880,13 @@ export class SessionRequests {
   }
 
   /**
-   * A request encoded by jute.ts (`encode` throws on a bad path, before anything is
-   * sent), checked against MAX_REQUEST_BYTES, written by the wire; `answer` reads the payload.
+   * A request encoded by jute.ts (`encode` throws on a bad path, before anything is sent; the
+   * frame carries its op type), checked against MAX_REQUEST_BYTES, written by the wire;
+   * `answer` reads the payload.
    */
   private send<T>(
     op: string,
     path: string,
-    type: number,
     encode: () => Buffer,
     answer: (payload: ReplyPayload) => T,
   ): Promise<T> {
@@ -901,7 +900,7 @@ export class SessionRequests {
         reject(this.unanswered(op, path));
       });
       const sentAt = performance.now();
-      this.options.wire.request(type, frame, (err, payload) => {
+      this.options.wire.request(frame.readInt32BE(TYPE_OFFSET), frame, (err, payload) => {
         if (settled) return;
         settled = true;
         this.deadlines.settle(deadline);
