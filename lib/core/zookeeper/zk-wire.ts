@@ -392,28 +392,34 @@ export class ZkWire {
       return void socket.destroy();
     }
     if (header.xid === XID.NOTIFICATION) return this.notify(socket, frame);
-    this.options.handlers.answered();
-    if (header.xid === XID.PING || header.xid === XID.SET_WATCHES) return;
+    const { handlers } = this.options;
+    if (header.xid === XID.PING || header.xid === XID.SET_WATCHES) return handlers.answered();
     if (header.xid === XID.AUTH) {
+      handlers.answered();
       if (header.err === AUTH_FAILED) this.refuseAuth(socket);
       return;
     }
     const packet = this.pending[0];
     // Replies come in the order the requests were written: any other is a protocol error.
-    if (!packet || readXid(packet.frame) !== header.xid) return void socket.destroy();
-    if (header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
-    let payload: ReplyPayload = null;
-    if (header.err === 0) {
-      try {
-        payload = decodeReply(packet.type, frame, this.options.target.chroot);
-      } catch {
-        // An answer we cannot read: its request is in doubt, as every other one on this socket.
-        return void socket.destroy();
-      }
-    }
+    const inOrder = packet !== undefined && readXid(packet.frame) === header.xid;
+    if (inOrder && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
+    const payload = inOrder && header.err === 0 ? this.payloadOf(packet.type, frame) : null;
+    // The session hears of the frame, then of its request's answer, in one visit.
+    handlers.answered();
+    // An answer we cannot read (undefined): its request is in doubt, as every other one here.
+    if (!inOrder || payload === undefined) return void socket.destroy();
     this.pending.shift();
     if (header.err !== 0) packet.answer(new ZkServerError(header.err));
     else packet.answer(null, payload);
+  }
+
+  /** A successful reply's payload; undefined when it cannot be read. */
+  private payloadOf(type: number, frame: Buffer): ReplyPayload | undefined {
+    try {
+      return decodeReply(type, frame, this.options.target.chroot);
+    } catch {
+      return undefined;
+    }
   }
 
   private refuseAuth(socket: Socket): void {
