@@ -10,7 +10,7 @@ import {
   encodeMulti,
   encodePathWatch,
   decodeReply,
-  decodeReplyHeader,
+  decodeReplyFrame,
 } from './jute';
 
 // Expected bytes were taken once from a reference jute implementation (node-zookeeper-client's):
@@ -317,8 +317,22 @@ describe('our reply decoding, reply for reply against what a reference jute impl
   it('the ReplyHeader: xid, zxid, any error code', () => {
     for (const code of [0, -101, -125, -127, -9999]) {
       const frame = reply(7, code);
-      expect(decodeReplyHeader(frame)).toEqual({ xid: 7, zxid: frame.subarray(8, 16), err: code });
+      expect(decodeReplyFrame(frame)).toEqual({
+        xid: 7,
+        zxid: frame.subarray(8, 16),
+        err: code,
+        payload: null,
+      });
     }
+  });
+
+  it('the payload with the header, only for the request the reply answers without error', () => {
+    const request = { type: OP.EXISTS, frame: encodePathWatch(7, OP.EXISTS, '/a', false) };
+    const frame = reply(7, 0, [STAT]);
+    expect(decodeReplyFrame(frame, request).payload).toEqual({ stat: STAT_DECODED });
+    expect(decodeReplyFrame(reply(8, 0, [STAT]), request).payload).toBeNull();
+    expect(decodeReplyFrame(reply(7, -101), request).payload).toBeNull();
+    expect(decodeReplyFrame(reply(7, 0), request).payload).toBeUndefined(); // unreadable
   });
 
   it('a reply cut short throws RangeError (the wire then drops the connection)', () => {
@@ -328,7 +342,7 @@ describe('our reply decoding, reply for reply against what a reference jute impl
       cut.writeInt32BE(end - 4, 0);
       expect(() => decodeReply(OP.GET_CHILDREN2, cut), `cut at ${end}`).toThrow(RangeError);
     }
-    expect(() => decodeReplyHeader(reply(7, 0).subarray(0, 19))).toThrow(RangeError);
+    expect(() => decodeReplyFrame(reply(7, 0).subarray(0, 19))).toThrow(RangeError);
   });
 
   it('keeps no view of the frame (the receive buffer is reused): a long or data is a copy', () => {

@@ -289,17 +289,36 @@ export interface FullStat extends Stat {
 /** Where a reply's payload starts: length, then the ReplyHeader (xid, zxid, err). */
 const REPLY_PAYLOAD_OFFSET = 4 + 4 + 8 + 4;
 
-/** A reply frame's ReplyHeader: the xid it answers, the zxid, the error code. */
-export interface ReplyHeader {
+/** A reply frame: its ReplyHeader (the xid it answers, the zxid, the error code), then payload. */
+export interface Reply {
   xid: number;
   zxid: Buffer;
   err: number;
+  /** The payload when the frame answers `request` without error; else null; undefined: unreadable. */
+  payload: ReplyPayload | undefined;
 }
 
-/** The ReplyHeader of a complete `frame`; RangeError if the frame is too short for one. */
-export function decodeReplyHeader(frame: Buffer): ReplyHeader {
+/**
+ * A complete reply `frame`, decoded in one call: the header (RangeError if the frame is too short
+ * for one) and, when it answers `request` (the same xid) without error, its payload (decodeReply).
+ */
+export function decodeReplyFrame(
+  frame: Buffer,
+  request?: { type: number; frame: Buffer },
+  chroot?: string,
+): Reply {
   if (frame.length < REPLY_PAYLOAD_OFFSET) throw new RangeError('frame ends inside its header');
-  return { xid: frame.readInt32BE(4), zxid: frame.subarray(8, 16), err: frame.readInt32BE(16) };
+  const xid = frame.readInt32BE(4);
+  const err = frame.readInt32BE(16);
+  let payload: ReplyPayload | undefined = null;
+  if (err === 0 && request && request.frame.readInt32BE(XID_OFFSET) === xid) {
+    try {
+      payload = decodeReply(request.type, frame, chroot);
+    } catch {
+      payload = undefined;
+    }
+  }
+  return { xid, zxid: frame.subarray(8, 16), err, payload };
 }
 
 /**

@@ -17,8 +17,7 @@ import {
   ReplyPayload,
   decodeConnectResponse,
   decodeNotification,
-  decodeReply,
-  decodeReplyHeader,
+  decodeReplyFrame,
   withChroot,
 } from './jute';
 
@@ -385,9 +384,10 @@ export class ZkWire {
 
   /** A frame after the handshake: a notification, a reply to a reserved xid, or to a request. */
   private handle(socket: Socket, frame: Buffer): void {
+    const packet = this.pending[0];
     let header;
     try {
-      header = decodeReplyHeader(frame);
+      header = decodeReplyFrame(frame, packet, this.options.target.chroot);
     } catch {
       return void socket.destroy();
     }
@@ -399,27 +399,16 @@ export class ZkWire {
       if (header.err === AUTH_FAILED) this.refuseAuth(socket);
       return;
     }
-    const packet = this.pending[0];
     // Replies come in the order the requests were written: any other is a protocol error.
     const inOrder = packet !== undefined && readXid(packet.frame) === header.xid;
     if (inOrder && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
-    const payload = inOrder && header.err === 0 ? this.payloadOf(packet.type, frame) : null;
     // The session hears of the frame, then of its request's answer, in one visit.
     handlers.answered();
-    // An answer we cannot read (undefined): its request is in doubt, as every other one here.
-    if (!inOrder || payload === undefined) return void socket.destroy();
+    // An answer we cannot read: its request is in doubt, as every other one on this socket.
+    if (!inOrder || header.payload === undefined) return void socket.destroy();
     this.pending.shift();
     if (header.err !== 0) packet.answer(new ZkServerError(header.err));
-    else packet.answer(null, payload);
-  }
-
-  /** A successful reply's payload; undefined when it cannot be read. */
-  private payloadOf(type: number, frame: Buffer): ReplyPayload | undefined {
-    try {
-      return decodeReply(type, frame, this.options.target.chroot);
-    } catch {
-      return undefined;
-    }
+    else packet.answer(null, header.payload);
   }
 
   private refuseAuth(socket: Socket): void {
