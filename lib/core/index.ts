@@ -32,7 +32,7 @@ export type {
 } from './recipes/election-types';
 export { LockTelemetry } from './telemetry/lock-telemetry';
 export type { LockTelemetryOptions } from './telemetry/lock-telemetry';
-export { OTHER_PATHS_LABEL } from './telemetry/path-labels';
+export { OTHER_PATHS_LABEL } from './telemetry/lock-telemetry';
 export {
   ZkLockError,
   InvalidLockPathError,

@@ -2,7 +2,7 @@
 import { InvalidLockOptionsError } from '../../core/errors';
 import type { LockTelemetryOptions } from '../../core/telemetry/lock-telemetry';
 import { loadOpenTelemetry } from '../../core/telemetry/open-telemetry-api';
-import { PathLabels } from '../../core/telemetry/path-labels';
+import { PathLabels } from '../../core/telemetry/lock-telemetry';
 
 /**
  * Checks the module option `telemetry` before the client connects: a bad value fails bootstrap

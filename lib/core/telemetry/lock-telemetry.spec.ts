@@ -1,5 +1,5 @@
 import { InvalidLockOptionsError } from '../errors';
-import { OTHER_PATHS_LABEL, PathLabels } from './path-labels';
+import { OTHER_PATHS_LABEL, PathLabels } from './lock-telemetry';
 
 describe('PathLabels', () => {
   const labels = new PathLabels(['/locks/order:<id>', '/locks/<name>', '/orders/<0.id>/line-<1>']);
