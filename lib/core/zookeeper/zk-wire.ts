@@ -600,11 +600,6 @@ class FrameReader {
     if (at < data.length) this.partial = data.subarray(at);
     return frames;
   }
-
-  /** Bytes of a frame not complete yet. */
-  get pendingBytes(): number {
-    return this.partial?.length ?? 0;
-  }
 }
 
 /**
