@@ -402,13 +402,13 @@ export class ZkWire {
     // Replies come in the order the requests were written: any other is a protocol error.
     const inOrder = packet !== undefined && readXid(packet.frame) === header.xid;
     if (inOrder && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
+    const error = inOrder && header.err !== 0 ? new ZkServerError(header.err) : null;
     // The session hears of the frame, then of its request's answer, in one visit.
     handlers.answered();
     // An answer we cannot read: its request is in doubt, as every other one on this socket.
     if (!inOrder || header.payload === undefined) return void socket.destroy();
     this.pending.shift();
-    if (header.err !== 0) packet.answer(new ZkServerError(header.err));
-    else packet.answer(null, header.payload);
+    packet.answer(error, header.payload);
   }
 
   private refuseAuth(socket: Socket): void {
