@@ -59,6 +59,17 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     };
   };
 
+  /**
+   * A cut for the lease's create: a reset can discard bytes the server has not read yet, so its
+   * reply is lost first and the connection dropped once the node is on the server.
+   */
+  const cutOnceCreated = (path: string) => (): void => {
+    proxy.muteReplies();
+    void eventually('the lease node is on the server', async () => {
+      return (await leasesOf(path)).length === 1;
+    }).then(() => proxy.block());
+  };
+
   const answer = async (promise: Promise<unknown>, what: string): Promise<unknown> => {
     let settled: unknown;
     let done = false;
@@ -80,6 +91,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
     created = 1,
   ): Promise<void> => {
     expect(await leasesOf(path)).toHaveLength(created);
+    proxy.unmuteReplies();
     proxy.unblock();
     await eventually('the lease node in doubt is deleted', async () => {
       return (await leasesOf(path)).length === 0;
@@ -110,7 +122,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends at its waitTimeoutMs when the connection drops as its lease node is created', async () => {
     const path = `${zk.root}/timeout-create`;
-    await prepare(path, CREATE, 2);
+    await prepare(path, CREATE, 2, true, cutOnceCreated(path));
     await expectWholeAfterReconnect(await timesOutCutOff(path), path);
   });
 
@@ -125,7 +137,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('a tryAcquire cut off as its lease node is created does not wait for the connection', async () => {
     const path = `${zk.root}/try-create`;
-    await prepare(path, CREATE, 2);
+    await prepare(path, CREATE, 2, true, cutOnceCreated(path));
     const client = await zk.connect({ connectionString: proxy.connectionString });
     const err = await answer(
       client.semaphore(path, { maxLeases: 1 }).tryAcquire(),
@@ -140,7 +152,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends with LockAbortedError when aborted while its lease node is in doubt', async () => {
     const path = `${zk.root}/abort-create`;
-    await prepare(path, CREATE, 2);
+    await prepare(path, CREATE, 2, true, cutOnceCreated(path));
     const client = await zk.connect({ connectionString: proxy.connectionString });
     const controller = new AbortController();
     const acquiring = client
@@ -167,14 +179,7 @@ describe('a semaphore acquire cut off from ZooKeeper', () => {
 
   it('ends with ClientClosedError as close() starts when the client is closed while cut off', async () => {
     const path = `${zk.root}/close-create`;
-    // The lease's create must reach the server before the cut (a reset can discard bytes the
-    // server has not read yet): its reply is lost first, the connection dropped once it is there.
-    await prepare(path, CREATE, 2, true, () => {
-      proxy.muteReplies();
-      void eventually('the lease node is on the server', async () => {
-        return (await leasesOf(path)).length === 1;
-      }).then(() => proxy.block());
-    });
+    await prepare(path, CREATE, 2, true, cutOnceCreated(path));
     const client = await ZkLockClient.connect({
       connectionString: proxy.connectionString,
       // close() waits for its cleanup at most this long; the session must outlive that wait.

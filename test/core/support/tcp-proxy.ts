@@ -17,6 +17,8 @@ import { createServer, Server, Socket, connect } from 'node:net';
 
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  /** The proxy's own connections to the server, among `sockets`. */
+  private readonly upstreams = new WeakSet<Socket>();
   private blocked = false;
   private holding = false;
   private muted = false;
@@ -68,7 +70,7 @@ export class TcpProxy {
 
   block(): void {
     this.blocked = true;
-    for (const socket of this.sockets) socket.destroy();
+    for (const socket of this.sockets) if (!this.upstreams.has(socket)) socket.destroy();
   }
 
   unblock(): void {
@@ -157,13 +159,17 @@ export class TcpProxy {
     if (this.acceptsLeft !== undefined) this.acceptsLeft--;
     const clientPort = client.remotePort;
     const upstream = connect(targetPort, '127.0.0.1');
+    this.upstreams.add(upstream);
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => {
         this.sockets.delete(socket);
         client.destroy();
-        upstream.destroy();
+        // What the proxy passed on reaches the server, then a FIN: destroying the socket could
+        // drop bytes still in its buffer, or reset a server that has not read them yet.
+        upstream.end();
+        setTimeout(() => upstream.destroy(), 2000).unref();
       });
     }
     // Server to client as it comes, frame boundaries tracked only to cut one (cutNextFrameAfter).
