@@ -49,9 +49,9 @@ const FIRST: Place = { predecessor: null, ahead: 0 };
 /**
  * @internal
  * One node in a lock's queue, for one caller or a batch. Its life is one loop, run(), as Curator's
- * internalLockLoop: create (protected), list, ask the driver "may it hold, whom to watch", watch,
- * wait, again, until its queue holds on it or gives it up. The queue hears of a new place or a
- * create in doubt through `changed`, of a node someone else deleted through `vanished`.
+ * internalLockLoop: create (protected), list, ask the driver whom to watch, watch, wait, again.
+ * The queue hears of a new place or a create in doubt through `changed`, of a deletion through
+ * `vanished`.
  */
 export class Contender {
   private state: State = { kind: 'creating' };
@@ -146,9 +146,8 @@ export class Contender {
   }
 
   /**
-   * Creates our node, then lists, asks the driver and waits until its queue holds on it, gives
-   * it up or abandons it, or someone else deletes it. Rejects with the session's error when it
-   * is lost during the create or the first listing, and with any error a create does not retry.
+   * Creates our node and waits until its queue holds on it, gives it up, or it is deleted. Rejects
+   * with the session's error if lost during the create or first listing, or a create's fatal error.
    */
   async run(): Promise<void> {
     this.entering = true;
@@ -161,7 +160,6 @@ export class Contender {
     }
   }
 
-  /** The queue holds the lock on this node now. */
   hold(): void {
     this.setState({ kind: 'held' });
   }
@@ -172,9 +170,8 @@ export class Contender {
   }
 
   /**
-   * Watches our own node while holding: its deletion by another client loses the lock. One
-   * request, so only once someone can be told (HeldLock.watchForLoss); a node that waited is
-   * watched already.
+   * Watches our own node while holding: its deletion by another client loses the lock. Armed only
+   * once someone can be told (HeldLock.watchForLoss); a node that waited is watched already.
    */
   watchSelf(): void {
     this.ownWanted = true;
@@ -182,9 +179,8 @@ export class Contender {
   }
 
   /**
-   * Resolves once the server answered the watch on our node: a batch's next caller is served
-   * only on a node known to exist, or a remote that took the lock after someone deleted it would
-   * hold it too.
+   * Resolves once the server answered the watch on our node: a batch serves its next caller only on
+   * a node known to exist, or a remote that took the lock after a deletion would hold it too.
    */
   confirmSelf(): Promise<void> {
     this.watchSelf();
@@ -192,10 +188,9 @@ export class Contender {
   }
 
   /**
-   * Our session is back: watches in flight may have been dropped, our node may have been deleted
-   * meanwhile, and the events the server replays for re-set watches come in no useful order. So
-   * our node is confirmed again before a batch goes on or a waiter takes "the node ahead is gone"
-   * as its turn, and a waiter lists again.
+   * Our session is back: watches in flight may be dropped, our node deleted, and replayed events
+   * come in no useful order. So our node is confirmed again before a batch goes on or a waiter
+   * takes "the node ahead is gone" as its turn, and a waiter lists again.
    */
   reconnected(): void {
     this.ownArmed = false;
@@ -209,9 +204,8 @@ export class Contender {
   }
 
   /**
-   * Deletes our node, retried through connection loss, through the connection's current session:
-   * a server that restored our lost session from its log keeps the node until it expires it, and
-   * its name's uuid makes it ours whoever's session it is now.
+   * Deletes our node through the connection's current session, retried through connection loss:
+   * a restored session keeps the node, and its name's uuid makes it ours whoever's session it is.
    */
   remove(): Promise<void> {
     this.setState({ kind: 'removed' });
@@ -228,10 +222,9 @@ export class Contender {
   // ---- create ---------------------------------------------------------------------------------
 
   /**
-   * Creates our node with the listing in the same tick (one round trip; no watch on the lock
-   * node, docs/design.md "The mutex recipe"): a missing path is created, a sequence near 2^31
-   * waits for a new path, a lost reply finds our node by its uuid. The listing (not awaited), or
-   * nothing once given up.
+   * Creates our node and lists in the same tick (one round trip, no watch on the lock node,
+   * docs/design.md "The mutex recipe"): a missing path is created, a sequence near 2^31 waits for
+   * a new path, a lost reply finds our node by its uuid. The listing, or nothing once given up.
    */
   private async create(session: ZkSession): Promise<{ listing: Promise<Listing> } | undefined> {
     // A create in doubt that recovery did not find may still show up (a lagging member answered
@@ -283,8 +276,8 @@ export class Contender {
   }
 
   /**
-   * The create's reply was lost: finds our node by its uuid and takes its place, or deletes it if
-   * nobody waits for it. The listing that showed it; 'again' to create again; undefined if done.
+   * A lost create reply: adopts our node found by uuid, or deletes it if nobody waits for it.
+   * The listing that showed it; 'again' to create again; undefined if done.
    */
   private async recover(session: ZkSession): Promise<Listing | 'again' | undefined> {
     const found = await this.node.recover(session, { keepGoing: () => this.keepRecovering() });
@@ -296,11 +289,7 @@ export class Contender {
     return undefined;
   }
 
-  /**
-   * Whether recovery goes on after one more answer in doubt: always while a caller waits for
-   * this node, then DOUBTS_AFTER_WAIT more (below). A node not found then, if the
-   * server created one at all, goes with the session.
-   */
+  /** Recovery goes on while a caller waits for this node, then for DOUBTS_AFTER_WAIT answers. */
   private keepRecovering(): boolean {
     return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
   }
@@ -317,8 +306,8 @@ export class Contender {
   }
 
   /**
-   * Waits until the lock node is re-created below the sequence guard (SEQUENCE_GUARD), its place
-   * "busy" meanwhile (a try gives up, a timeout counts who is ahead). False if given up.
+   * Waits for the lock node to be re-created below SEQUENCE_GUARD, its place "busy" meanwhile (a
+   * try gives up, a timeout counts who is ahead). False if given up.
    */
   private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
     await waitForSequenceReset(
@@ -353,10 +342,9 @@ export class Contender {
   // ---- the wait -------------------------------------------------------------------------------
 
   /**
-   * Places the node by a listing, watches the node the driver names and our own, sleeps until a
-   * watch, a reconnect or the queue wakes it, lists again; until it is no longer waiting. A
-   * listing that fails waits for the next wake (a reconnect lists again; a lost session
-   * abandons the node).
+   * While waiting: places the node by a listing, watches the node the driver names and our own,
+   * sleeps until a watch, a reconnect or the queue wakes it, lists again. A failed listing waits
+   * for the next wake (a reconnect lists again; a lost session abandons the node).
    */
   private async waitForTurn(session: ZkSession, listed: Promise<Listing>): Promise<void> {
     let listing: Promise<Listing> | undefined = listed;
@@ -406,10 +394,9 @@ export class Contender {
   }
 
   /**
-   * The node ahead is gone; true to list again. Sequence numbers only grow, so when it was the
-   * only node ahead we are first without a listing, once our own node is known to exist: the
-   * own-node watch was sent first, so its answer, or our node's deletion, came before this event
-   * (docs/design.md "A waiter's own node").
+   * The node ahead is gone; true to list again. Sequences only grow, so if it was the only node
+   * ahead we are first without a listing once our node is known to exist: the own-node watch was
+   * sent first, so its answer or our deletion came first (docs/design.md "A waiter's own node").
    */
   private async turnAfter(predecessor: string): Promise<boolean> {
     if (!this.waitsFor(predecessor)) return false;
@@ -493,9 +480,8 @@ export class Contender {
   };
 
   /**
-   * Only the node the driver names is watched, not the lock node: one getData watch at a time,
-   * moved when the node ahead changes, removed when we give up, so no callback is left on a node
-   * we no longer wait for.
+   * Watches only the node the driver names, not the lock node: one getData watch, moved when the
+   * node ahead changes and removed on giving up, so no callback outlives the wait.
    */
   private watchPredecessor(session: ZkSession, name: string): void {
     const path = `${this.lockPath}/${name}`;
@@ -558,9 +544,8 @@ export const DOUBTS_AFTER_WAIT = 2;
 /**
  * @internal
  * One EPHEMERAL_SEQUENTIAL node `<dir>/_c_<uuid>-<baseName><seq>`, as Curator's withProtection()
- * (docs/design.md "The mutex recipe"): after a lost reply the uuid finds it; one of the current
- * session is adopted, every other deleted (a create in doubt can commit twice). Used by the
- * Contender and the semaphore's leases.
+ * (docs/design.md "The mutex recipe"): after a lost reply the uuid finds it; the current session's
+ * is adopted, every other deleted (a create in doubt can commit twice). Contenders and leases.
  */
 export class ProtectedNode {
   readonly uuid = randomUUID();
@@ -590,10 +575,7 @@ export class ProtectedNode {
     return `${this.dir}/${this.ownName}`;
   }
 
-  /**
-   * Sends the create and nothing else (a caller that lists in the same tick gets one round trip):
-   * resolves with the node's name, which the caller then adopt()s.
-   */
+  /** Sends just the create (a listing in the same tick shares the trip); the name to adopt. */
   send(session: ZkSession): Promise<string> {
     this.ownSession = session;
     const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
@@ -612,9 +594,8 @@ export class ProtectedNode {
 
   /**
    * With acl: 'creator', a directory whose ACL lets other identities in (docs/guides/security.md)
-   * gets nothing of ours: `names` (our nodes in it) are deleted, then UnexpectedAclError. `read`:
-   * the ACL read with the create, undefined when that read failed (the directory was created
-   * between the two requests, or the answer was lost), then read again.
+   * keeps nothing of ours: `names` are deleted, then UnexpectedAclError. `read`: the ACL read with
+   * the create; undefined when that read failed (directory created meanwhile, or answer lost).
    */
   private async checkDir(
     session: ZkSession,
@@ -631,7 +612,6 @@ export class ProtectedNode {
     }
   }
 
-  /** Takes `name` as our node. */
   adopt(name: string): void {
     this.ownName = name;
   }
@@ -643,9 +623,8 @@ export class ProtectedNode {
   }
 
   /**
-   * Creates the node (again, if it was deleted under us) in `session`, with `dirData` as the data
-   * of `dir` if it has to be created (see ensureLockPath); finds it after a lost reply (see
-   * recover for `recovery`). No name afterwards: recovery gave up, and no node was found.
+   * Creates the node (again, if deleted under us), `dir` with `dirData` if missing; finds it after
+   * a lost reply (see recover). No name afterwards: recovery gave up and no node was found.
    */
   async create(session: ZkSession, dirData?: Buffer, recovery: Recovery = {}): Promise<void> {
     this.forget();
@@ -664,10 +643,9 @@ export class ProtectedNode {
   }
 
   /**
-   * The create's reply was lost: finds our node by uuid once the session is usable (findOwn).
-   * The listing that showed it; 'not-found' to create again; 'gave-up' once `keepGoing()` said
-   * stop. Looks again while in doubt: a node the server may still create would hold the lock for
-   * the session's life (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE.
+   * A lost create reply: finds our node by uuid once the session is usable; looks again while in
+   * doubt, as a node the server may still create would hold the lock for the session's life
+   * (docs/design.md "The mutex recipe"). Rejects with SESSION_GONE.
    */
   async recover(
     session: ZkSession,
@@ -703,10 +681,7 @@ export class ProtectedNode {
     return strays;
   }
 
-  /**
-   * Deletes the node (and any strays) through `session`, by default its own; retries through
-   * connection loss until done or that session is gone.
-   */
+  /** Deletes the node and any strays through `session` (default its own), as deleteWithRetry. */
   remove(session = this.ownSession): Promise<void> {
     // Without strays (nearly always), no promises to join: the delete's own.
     const strays =
@@ -741,8 +716,8 @@ export class ProtectedNode {
 
 /**
  * Data of every node this library creates as (part of) a lock path. Cleanup removes only such
- * nodes: a template value can name any node (`/app/{name}` with name=config), and a node someone
- * else created, or wrote data to since, is not ours to delete (docs/design.md "The mutex recipe", cleanup).
+ * nodes: a template value can name any node (`/app/{name}` with name=config), and one someone else
+ * created or wrote to is not ours to delete (docs/design.md "The mutex recipe").
  */
 export const LOCK_PATH_DATA = Buffer.from('nestjs-zookeeper-lock');
 
@@ -762,10 +737,7 @@ export function recordedLimit(data: Buffer | null): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/**
- * The ephemeralOwner ZooKeeper gives a CONTAINER node (EphemeralType.CONTAINER_EPHEMERAL_OWNER,
- * Long.MIN_VALUE), as ZkSession.ownerOf shows it.
- */
+/** A CONTAINER node's ephemeralOwner (Long.MIN_VALUE), as ZkSession.ownerOf shows it. */
 const CONTAINER_OWNER = '8000000000000000';
 
 /**
@@ -810,10 +782,9 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 
 /**
  * Creates `path` (data `leafData`) and its missing ancestors as CONTAINER nodes with our marker;
- * the namespace and above persistent, without it, never removed. Deepest first, as Curator's
- * creatingParentContainersIfNeeded(): only a missing parent sends it up. A create in doubt is
- * sent again while `recovery.keepGoing()`; an ancestor removed meanwhile is made again. False
- * once given up; rejects with SESSION_GONE when the session ends.
+ * the namespace and above persistent, unmarked, never removed. Deepest first, as Curator's
+ * creatingParentContainersIfNeeded(). A create in doubt is sent again while `keepGoing()`; an
+ * ancestor removed meanwhile is made again. False once given up; rejects with SESSION_GONE.
  */
 export async function ensureLockPath(
   session: ZkSession,
@@ -888,11 +859,10 @@ export async function removeIdleLockPath(
 }
 
 /**
- * ZooKeeper's sequence suffix is the parent's signed 32-bit counter of child creates; past 2^31-1
- * ordering, the "one node ahead" shortcut and fencing tokens break. So nobody queues at or past
- * this guard: such a node is deleted at once, its waiters wait for the path to drain, then the
- * lock node is created anew (counter 0, a larger czxid: tokens keep growing). The 2^20 margin
- * covers the creates of waiters that arrive meanwhile (docs/design.md "The mutex recipe").
+ * The sequence suffix is the parent's signed 32-bit create counter; past 2^31-1 ordering, the
+ * "one node ahead" shortcut and fencing tokens break. A node at or past this guard is deleted, its
+ * waiters wait for the path to drain, and the lock node is created anew (counter 0, larger czxid:
+ * tokens keep growing); 2^20 covers creates meanwhile (docs/design.md "The mutex recipe").
  */
 export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
 
@@ -900,9 +870,8 @@ export const SEQUENCE_GUARD = 2 ** 31 - 2 ** 20;
 const DRAIN_POLL_MS = 200;
 
 /**
- * The sequence the lock node's next child gets. ZooKeeper numbers children by a stored counter
- * of creates, and its Stat shows cversion = 2 * counter - numChildren (a 32-bit int, so it
- * wraps long before the counter does).
+ * The sequence the lock node's next child gets: its Stat shows cversion = 2 * counter -
+ * numChildren (a 32-bit int, so it wraps long before the counter does).
  */
 export function nextSequence(listing: Listing): number {
   return ((listing.cversion >>> 0) + listing.children.length) / 2; // 2^31 exactly reads as 0
@@ -914,11 +883,9 @@ export function pastSequenceGuard(sequence: number): boolean {
 }
 
 /**
- * Waits until the lock node has drained and is re-created (by us or another process), or is
- * gone: then a create starts from a counter of 0. Stops once `wanted()` is false; tells `busy`
- * the nodes still queued below the guard (in lock order). Rejects with the session's error if it
- * is lost, and with InvalidLockPathError if the lock node was not created by this library as a
- * lock path (it is not ours to delete).
+ * Waits until the lock node has drained and is re-created (by anyone) or gone, so a create starts
+ * from counter 0; stops once `wanted()` is false; tells `busy` who is still queued, in lock order.
+ * Rejects with the session's error, or InvalidLockPathError if the node is not ours to delete.
  */
 export async function waitForSequenceReset(
   session: ZkSession,

@@ -119,7 +119,7 @@ export class HeldResource {
   }
 }
 
-/** @internal The process-side record of one held lock; shared by re-entrant handles of the same owner. */
+/** @internal The process-side record of one held lock, shared by one owner's re-entrant handles. */
 export class HeldLock extends HeldResource {
   private count = 1;
   readonly acquiredAt = Date.now();
@@ -149,10 +149,9 @@ export class HeldLock extends HeldResource {
   }
 
   /**
-   * Throws LockLostError unless the lock is still ours as far as this process can prove: not
-   * lost or released, and its session heard from within the safe window (2/3 of the session
-   * timeout). Synchronous: applies the session clock's rules first, so in a process that was
-   * paused or blocked past its session timeout it ends the session and aborts the signal now.
+   * Throws LockLostError unless the lock is provably still ours: not lost or released, its session
+   * heard from within the safe window (2/3 of the session timeout). Synchronous: a process paused
+   * past its session timeout ends the session and aborts the signal now.
    */
   assertHeld(): void {
     const session = this.contender.session;
@@ -176,10 +175,8 @@ export class HeldLock extends HeldResource {
   }
 
   /**
-   * One owner's release; the node goes when the last re-entry is released. The session clock's
-   * rules apply first, as in assertHeld(): a lock released right after its process was paused or
-   * blocked past the session timeout was lost while held, and is told so (the 'lost' event, its
-   * signal), not ended as released before the clock's timer could run.
+   * One owner's release; the node goes with the last re-entry's. As in assertHeld(), a lock
+   * released right after a pause past the session timeout was lost while held, and is told so.
    */
   exit(): Promise<void> {
     if (this.active) this.contender.session?.checkLiveness();
@@ -197,8 +194,7 @@ export class HeldLock extends HeldResource {
 
 /**
  * A held lock as its owner's code sees it through `heldLock(path)`: token, signal, state and
- * events, but no release and no hold count of its own, so reading it never keeps the lock.
- * LockHandleView adds release() on top.
+ * events, but no release or hold count, so reading it never keeps the lock.
  */
 export class ReadOnlyLockView implements LockView {
   constructor(

@@ -11,7 +11,7 @@ export const LATCH_NAME = 'latch-';
 
 /** kazoo's lock and read-lock node names end in `__lock__<seq>` / `__rlock__<seq>`. */
 const KAZOO_NAME = /__r?lock__(\d{10})$/;
-/** What precedes the sequence in every style of ours and Curator's (the last one in the name counts). */
+/** What precedes the sequence in our and Curator's styles (the last one in the name counts). */
 const SEQUENCE_MARKERS = [LOCK_NAME, READ_NAME, WRITE_NAME, LEASE_NAME, LATCH_NAME];
 /** The digits ZooKeeper appends to a sequential node's name (`%010d`). */
 const SEQUENCE_LENGTH = 10;
@@ -19,10 +19,8 @@ const SEQUENCE_LENGTH = 10;
 const APPENDED_AFTER = [...SEQUENCE_MARKERS, '__lock__', '__rlock__'];
 
 /**
- * The digits of a name that ends in a marker of any style and ZooKeeper's 10 digits: every node
- * of ours, Curator's and kazoo's. No marker can end inside those digits (each ends in "-" or
- * "_"), so this gives the digits of sortKey's general rule without its searches. Undefined
- * otherwise.
+ * The digits of a name ending in a marker of any style and 10 digits (every node of ours, Curator's
+ * and kazoo's): no marker ends inside them, so this equals sortKey's general rule, without search.
  */
 function appendedSequence(name: string): string | undefined {
   const start = name.length - SEQUENCE_LENGTH;
@@ -36,10 +34,9 @@ function appendedSequence(name: string): string | undefined {
 }
 
 /**
- * What a child sorts by: its sequence, the digits after the last marker of any node style (ours,
- * Curator's, kazoo's), so every peer's node takes its place by sequence whatever its uuid; any
- * other name sorts by the whole name, as in Curator. ZooKeeper numbers all children of one
- * parent from one counter, so this is the order they were created in.
+ * What a child sorts by: the digits after the last marker of any style, so every peer's node sorts
+ * by sequence (one counter per parent: creation order) whatever its uuid; any other name by the
+ * whole name, as in Curator.
  */
 export function sortKey(name: string): string {
   return appendedSequence(name) ?? anyNameKey(name);
@@ -77,10 +74,9 @@ export function sortContenders(children: readonly string[]): string[] {
 export const MAX_GENERATION = 0xffff_ffff;
 
 /**
- * Fencing token = (czxid of the lock node << 64) | (sequence << 32) | generation, below 2^128
- * (docs/design.md "Fencing tokens"): it grows from each holder's node to the next, also across a
- * re-created lock node (a larger czxid), and from each caller of a node to the next (the
- * generation). The listing's Stat gives the czxid: no extra request.
+ * Fencing token = (lock node czxid << 64) | (sequence << 32) | generation (docs/design.md
+ * "Fencing tokens"): it grows across holders' nodes, re-created lock nodes and a node's callers.
+ * The listing's Stat gives the czxid: no extra request.
  */
 export function fencingToken(lockNodeCzxid: bigint, sequence: number, generation = 0): bigint {
   if (generation < 0 || generation > MAX_GENERATION) {
@@ -97,7 +93,7 @@ export function fencingTokenText(token: bigint): string {
 /** @internal The recipes that queue on a lock path (owner scopes keep their holds apart). */
 export type LockKind = 'mutex' | 'read' | 'write';
 
-/** @internal Where a node stands: `predecessor` is the node it must watch (null: it may hold now). */
+/** @internal Where a node stands: `predecessor` is the node to watch (null: it may hold now). */
 export interface Place {
   predecessor: string | null;
   /**
@@ -109,9 +105,8 @@ export interface Place {
 
 /**
  * @internal
- * One recipe's rules, as Curator's LockInternalsDriver (docs/design.md "The lock family"): its
- * node name, and, given the children, "may this node hold, and which node must it watch". It
- * knows nothing of contenders, callers or sessions.
+ * One recipe's rules, as Curator's LockInternalsDriver: its node name and, given the children,
+ * "may this node hold, and which node must it watch" (docs/design.md "The lock family").
  */
 export interface LockDriver {
   readonly kind: LockKind;
@@ -122,7 +117,7 @@ export interface LockDriver {
    * each with its own fencing token (a mutex, a writer: exclusive).
    */
   readonly shared: boolean;
-  /** Where `own` stands among `children`, ignoring `ignore` (our own released nodes); null if absent. */
+  /** Where `own` stands among `children`, ignoring `ignore` (our released nodes); null if absent. */
   place(children: readonly string[], own: string, ignore: ReadonlySet<string>): Place | null;
 }
 
@@ -173,9 +168,8 @@ export const DRIVERS: Readonly<Record<LockKind, LockDriver>> = { mutex, read, wr
 
 /**
  * @internal
- * Curator LeaderLatch: the first `latch-` node leads, each watches the one before. Leadership is
- * held like a mutex (docs/design.md "Leader election"); its kind only keys owner scopes, which
- * leadership never enters.
+ * Curator LeaderLatch: the first `latch-` node leads, each watches the one before; held like a
+ * mutex (docs/design.md "Leader election").
  */
 export const LATCH_DRIVER: LockDriver = { ...mutex, nodeName: LATCH_NAME };
 

@@ -1,4 +1,5 @@
-// A client's local queues: callers batched onto contender nodes, by lock path, the path reaper, and what callers are told.
+// A client's local queues: callers batched onto contender nodes by lock path; the path reaper;
+// what callers are told.
 import {
   LockAbortedError,
   LockLostError,
@@ -42,10 +43,7 @@ export class LockQueues {
   private waiting = 0;
 
   constructor(
-    /**
-     * The queue context of each session of the pool, in member order: a lock path's queues get
-     * its session's (sessionIndexOf; docs/design.md "Sessions as a pool").
-     */
+    /** Per pool session, in member order; a path's queues use its session's (sessionIndexOf). */
     private readonly contexts: readonly QueueContext[],
     private readonly reaper: ParentReaper,
     private readonly caps: WaiterCaps,
@@ -54,10 +52,9 @@ export class LockQueues {
   }
 
   /**
-   * Hands one acquire (or a try: `'try'`) of `kind` on `lockPath` to its queue, created on first
-   * use: the path is no longer due for cleanup. Throws
-   * LockModeError on mixing, and LockQueueFullError for a caller that would wait beyond the caps,
-   * before any of that.
+   * Hands one acquire (or a `'try'`) of `kind` on `lockPath` to its queue, created on first use;
+   * the path is no longer due for cleanup. Throws LockModeError on mixing, LockQueueFullError for
+   * a caller that would wait beyond the caps, before any of that.
    */
   acquire(
     lockPath: string,
@@ -178,11 +175,10 @@ const MAX_BATCH = 32;
 
 /**
  * @internal
- * One lock path and kind in one process (docs/design.md "Ownership and batching inside one
- * process"): the FIFO of local callers, batched onto at most `maxNodesPerPath` contender nodes.
- * A node serves the callers that waited without one when it was created (exclusive: MAX_BATCH
- * at most, in turn, a new fencing generation each; readers: all at once), so no caller of ours
- * goes ahead of a remote node that queued earlier. Tells its registry when idle.
+ * One lock path and kind in one process: the FIFO of local callers, batched onto at most
+ * `maxNodesPerPath` nodes. A node serves the callers without one when it was created (exclusive:
+ * MAX_BATCH in turn, a fencing generation each; readers at once), so no caller of ours goes
+ * ahead of an earlier remote node (docs/design.md "Ownership and batching inside one process").
  */
 export class WaiterQueue {
   private readonly waiters: Waiter[] = [];
@@ -273,10 +269,8 @@ export class WaiterQueue {
   }
 
   /**
-   * The lock only if it can be had right now (one round trip); null otherwise, once the node it
-   * queued is deleted again. Without a connected session it answers at once with
-   * ZooKeeperUnavailableError (a try does not wait for a new session), and a try under way fails
-   * so as soon as the connection drops (onSuspended).
+   * The lock only if free now (one round trip); else null, once its node is deleted again. Without
+   * a connected session, or once it drops (onSuspended): ZooKeeperUnavailableError at once.
    */
   tryAcquire(): Promise<HeldLock | null> {
     // Exclusive: a try fails at once while the lock is held or waited for in this process.
@@ -355,9 +349,8 @@ export class WaiterQueue {
   }
 
   /**
-   * Exclusive: the first caller whose node may hold, once nothing of ours holds. The next caller
-   * of a batch only once the server said the node still exists since the last reconnect, or a
-   * remote that took the lock after a deletion would hold it too: that is asked first.
+   * Exclusive: the first caller whose node may hold, once nothing of ours holds; a batch's next
+   * caller only once the server confirmed the node since the last reconnect (Contender.confirmSelf).
    */
   private grantNext(): void {
     const first = this.waiters.find((w) => w.contender?.isFirst);
@@ -483,9 +476,8 @@ export class WaiterQueue {
   }
 
   /**
-   * Exclusive: a holder whose lock was lost and whose code still runs. A node of ours queued now
-   * would come first and wait for that code, keeping every other process out: queue once it is
-   * done.
+   * Exclusive: a lost holder's code still runs. A node queued now would come first and wait for
+   * that code, keeping every other process out: queue once it is done.
    */
   private heldByLostCaller(): boolean {
     return !this.driver.shared && this.holders.some((lock) => lock.state === 'lost');
@@ -554,13 +546,10 @@ export class WaiterQueue {
       node.canServeAgain &&
       this.waiters.some((w) => w.contender === node)
     ) {
-      // In-process handoff: the node stays, the next caller of its batch holds it now. While
-      // disconnected the node keeps its place, and pump() serves the caller once the session is
-      // back (onReconnected); if the session is lost instead, its callers queue anew. A node
-      // that serves more than one caller watches itself (one request per batch, not per
-      // caller), so a deletion by another client ends the batch with a LockLostError; the next
-      // caller is served only once the server said the node exists (usually known already: the
-      // watch is armed when a batch's first caller is served).
+      // In-process handoff: the next caller of the batch holds the node now; while disconnected
+      // pump() serves it once the session is back, and a lost session requeues the batch. The
+      // node watches itself (one request per batch), so a deletion ends the batch with
+      // LockLostError, and grantNext confirms the node first.
       this.ctx.released(lock);
       return this.pump();
     }
@@ -659,9 +648,8 @@ export class WaiterQueue {
 
 /**
  * Granted only on a connected session heard from within the safe window: while disconnected
- * ownership is unknown, a node of a lost session is gone (its callers queue anew), and a process
- * that just woke from a pause may hold a session the server expired (docs/design.md "What
- * holding means, and when it ends").
+ * ownership is unknown, and a process that woke from a pause may hold an expired session
+ * (docs/design.md "What holding means, and when it ends").
  */
 function mayGrant(node: Contender | undefined): node is Contender {
   return !!node?.isFirst && !!node.session?.checkProvenAlive();
@@ -701,19 +689,17 @@ export function waitTimeoutError(
 }
 
 /**
- * Tries on a connected session that failed on the connection (lost or unanswered) before a path
- * is given up: a path the server refuses to read drops the connection every time.
- * A failure counts only if the server answered us since the previous one: a server that answers
- * nothing (frozen, or out of quorum) is an outage, and the path waits for its end instead.
+ * Failed removals on a connected session before a path is given up (a path the server refuses to
+ * read drops the connection every time). One counts only if the server answered us since the last:
+ * a server that answers nothing is an outage, and the path waits for its end.
  */
 const FAILED_TRIES = 3;
 
 /**
  * @internal
- * Removes lock nodes and their empty ancestors made as lock paths (isOwnLockPath) once idle here
- * for `delayMs`, sooner than the server's container sweep (docs/design.md "Cleanup"); never the
- * namespace or above. Safe against other acquirers: a node with children is refused, a missing
- * path is made again. One timer for all paths.
+ * Removes lock nodes and their empty ancestors made as lock paths (isOwnLockPath) once idle for
+ * `delayMs`, sooner than the container sweep; never the namespace or above. Safe against other
+ * acquirers: a node with children is refused, a missing path is made again. One timer.
  */
 export class ParentReaper {
   private readonly due = new Map<string, number>();
@@ -797,8 +783,7 @@ export class ParentReaper {
         this.failures.delete(lockPath);
         return; // in use elsewhere, or not ours
       }
-      // Connection trouble: again later (from the lock node: gone by then, so NO_NODE), a few
-      // times (the path is left in ZooKeeper then).
+      // Connection trouble: again later from the lock node, up to FAILED_TRIES.
       if (outcome === 'retry') return this.failed(lockPath, Date.now() - session.silenceMs);
       this.failures.delete(lockPath);
       path = parentPath(path);
@@ -861,9 +846,8 @@ export function acquireError(err: unknown, path: string, connection: ZkConnectio
 }
 
 /**
- * A raw ZooKeeper request error as a documented one: no answer (connection loss, request
- * timeout, session gone) is ZooKeeperUnavailableError; any other server answer is a ZkLockError
- * that says the server refused the request, naming the lock path.
+ * A raw ZooKeeper request error as a documented one: no answer (connection loss, timeout, session
+ * gone) is ZooKeeperUnavailableError; any other answer a ZkLockError naming the lock path.
  */
 export function documentedError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
   if (err instanceof ZkLockError) return err;
