@@ -2,10 +2,7 @@
 import type { ConnectFailure } from '../errors';
 import type { ZkServerAddress } from './zk-client';
 
-/**
- * Why the last connection attempt failed (TLS or plain), until a session is connected, and
- * which servers refused the TLS handshake on a certificate check (see refusedEverywhere).
- */
+/** Why the last attempt failed until a session connects, and which servers refused our TLS. */
 export class ConnectFailures {
   last?: ConnectFailure;
   private readonly refusedBy = new Set<string>();
@@ -44,9 +41,8 @@ export class ConnectFailures {
 }
 
 /**
- * Why a plain TCP connection to a ZooKeeper server failed, and what to change: a name DNS does
- * not know and a refused connection are different faults, and a wait that ends without a
- * session says which. TLS connections are described by describeTlsFailure.
+ * Why a plain TCP connection failed, and what to change: an unknown name and a refused connection
+ * are different faults, and a wait without a session says which.
  */
 export function describeSocketFailure(err: Error & SocketErrorFields): ConnectFailure {
   const code = err.code ?? 'no code';
@@ -105,9 +101,8 @@ export function refusedForGood(err: { code?: string }): boolean {
 }
 
 /**
- * What a socket error on a TLS connection means, and what to change. Node reports certificate
- * checks of the server by OpenSSL's verify code, and a refusal by the server (e.g. of our client
- * certificate under `ssl.clientAuth=need`) as an `ERR_SSL_..._ALERT_...` code.
+ * What a TLS socket error means, and what to change: Node reports our checks of the server by
+ * OpenSSL's verify code, the server's refusal (`ssl.clientAuth=need`) as `ERR_SSL_..._ALERT_...`.
  */
 export function describeTlsFailure(
   err: Error & { code?: string },

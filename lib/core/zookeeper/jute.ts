@@ -21,16 +21,14 @@ export const OP = {
 } as const;
 
 /**
- * The longest request sent, in bytes after the frame's length: servers' default `jute.maxbuffer`.
- * A server drops the connection on a longer one (resent on every reconnect), so SessionRequests
- * checks every frame before queuing it (docs/reference/options.md "Size limits").
+ * The longest request sent (bytes after the length): the servers' default `jute.maxbuffer`, past
+ * which a server drops the connection on every resend (docs/reference/options.md "Size limits").
  */
 export const MAX_REQUEST_BYTES = 0xfffff;
 
 /**
- * The create flag of a CONTAINER node (ZooKeeper 3.5+, org.apache.zookeeper.CreateMode): the
- * server deletes it once it has had a child and is empty again (docs/design.md "Cleanup").
- * Sent with OP.CREATE_CONTAINER, as the Java client does.
+ * The create flag of a CONTAINER node (ZooKeeper 3.5+): the server deletes it once it has had a
+ * child and is empty again. Sent with OP.CREATE_CONTAINER, as the Java client does.
  */
 export const CONTAINER = 4;
 
@@ -71,10 +69,7 @@ class Frame {
   readonly buffer: Buffer;
   private at = 0;
 
-  /**
-   * A frame for a request of `bodySize` bytes: length, then the header (xid, type); without a
-   * type, a frame with no header (the ConnectRequest).
-   */
+  /** A frame for a `bodySize` request: length, header (xid, type); no type: no header (connect). */
   constructor(bodySize: number, xid: number, type?: number) {
     const headerSize = type === undefined ? 0 : 8;
     this.buffer = Buffer.allocUnsafe(4 + headerSize + bodySize);
@@ -198,10 +193,7 @@ export interface ConnectRequest {
   password: Buffer;
 }
 
-/**
- * The handshake's first frame (no RequestHeader): protocolVersion 0, lastZxidSeen, timeOut,
- * sessionId, passwd, readOnly false (this client never takes a read-only session).
- */
+/** The ConnectRequest (no RequestHeader); readOnly false: a read-only session cannot write. */
 export function encodeConnect(request: ConnectRequest): Buffer {
   const size = 4 + 8 + 4 + 8 + bufferSize(request.password) + 1;
   return new Frame(size, 0)
@@ -227,9 +219,8 @@ export interface WatchPaths {
 }
 
 /**
- * SetWatches frames (xid -8) re-registering `watches` relative to `relativeZxid`, each frame at
- * most `maxBytes` of paths (the Java client's 128 KB), so a session with many watches never
- * writes a frame the server refuses.
+ * SetWatches frames (xid -8) re-registering `watches` from `relativeZxid`, each at most `maxBytes`
+ * of paths (the Java client's 128 KB), so many watches never make a frame the server refuses.
  */
 export function encodeSetWatches(
   relativeZxid: Buffer,
@@ -265,10 +256,7 @@ export function encodeGetAcl(xid: number, path: string): Buffer {
   return new Frame(stringSize(path), xid, OP.GET_ACL).string(path).buffer;
 }
 
-/**
- * A reply's payload (ZooKeeper's field names; a long as an 8-byte Buffer of its own; a null
- * string, buffer or vector as undefined), read straight from the frame: no record objects.
- */
+/** A reply's payload by ZooKeeper's field names (a long as 8 bytes, null as undefined). */
 export type ReplyPayload =
   | null
   | { path: string | undefined }
@@ -294,14 +282,11 @@ export interface Reply {
   xid: number;
   zxid: Buffer;
   err: number;
-  /** The payload when the frame answers `request` without error; else null; undefined: unreadable. */
+  /** The payload if the frame answers `request` without error, else null; undefined: unreadable. */
   payload: ReplyPayload | undefined;
 }
 
-/**
- * A complete reply `frame`, decoded in one call: the header (RangeError if the frame is too short
- * for one) and, when it answers `request` (the same xid) without error, its payload (decodeReply).
- */
+/** A reply `frame`'s header (RangeError if too short) and, if it answers `request`, its payload. */
 export function decodeReplyFrame(
   frame: Buffer,
   request?: { type: number; frame: Buffer },
@@ -322,9 +307,8 @@ export function decodeReplyFrame(
 }
 
 /**
- * The payload of a successful reply to request `type`, from the complete `frame`. A path the
- * server sends under the connection's `chroot` is given without it. RangeError when the frame
- * ends before its payload does.
+ * The payload of a successful reply to request `type`, paths without the `chroot`. RangeError
+ * when the frame ends before its payload does.
  */
 export function decodeReply(type: number, frame: Buffer, chroot?: string): ReplyPayload {
   const reader = new Reader(frame, REPLY_PAYLOAD_OFFSET);
@@ -362,8 +346,8 @@ export interface ConnectResponse {
 }
 
 /**
- * The handshake's answer, from its own complete frame (length included). Servers before 3.4
- * send no readOnly byte: read as false. RangeError when the frame ends inside a field.
+ * The handshake's answer, from its whole frame; no readOnly byte (before 3.4) reads as false.
+ * RangeError when the frame ends inside a field.
  */
 export function decodeConnectResponse(frame: Buffer): ConnectResponse {
   const reader = new Reader(frame, 4);

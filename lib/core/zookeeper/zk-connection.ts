@@ -16,9 +16,8 @@ export interface ZkConnectionOptions extends ZkSessionOptions {
 }
 
 /**
- * The one way into ZooKeeper: keeps a live session, replacing it with a new one when it is
- * lost, and reports Curator-like states ('state' event). Also emits 'session-lost'
- * (session, reason) and 'session' (the new session) so holders bound to a session can react.
+ * The one way into ZooKeeper: keeps a live session, replacing a lost one, and emits Curator-like
+ * 'state' events, 'session-lost' (session, reason) and 'session' (the new one).
  */
 export class ZkConnection extends EventEmitter {
   state: ConnectionState = 'LOST';
@@ -30,11 +29,10 @@ export class ZkConnection extends EventEmitter {
   /** Set when the servers refused our credentials: no new session is tried (it would fail too). */
   failure?: ZooKeeperAuthFailedError;
   /**
-   * Runs a function in the async context this connection was opened in. A session is often
-   * found lost inside a caller's `withLock` scope (its assertHeld() applies the clock): the new
-   * session, its socket and timers, and the loss reported to listeners must not inherit that
-   * scope, or a listener that takes a lock would see the scope's holds as its own
-   * (docs/design.md "Ownership and batching inside one process").
+   * Runs a function in the async context this connection was opened in: a loss found inside a
+   * caller's `withLock` scope must not pass that scope to the new session or the loss listeners,
+   * or they would see its holds as their own (docs/design.md "Ownership and batching inside one
+   * process").
    */
   private readonly detached = AsyncLocalStorage.snapshot();
   /** Lost sessions still closing themselves (see close()). */
@@ -100,10 +98,7 @@ export class ZkConnection extends EventEmitter {
     return session;
   }
 
-  /**
-   * No session in time, with the reason when a TLS handshake failed. When every server refused
-   * it on a certificate check, the wait ended early (it could not succeed): say so.
-   */
+  /** No session in time, with the reason a TLS handshake failed (early if every server refused). */
   private unavailable(
     session: ZkSession,
     timeoutMs: number,
@@ -165,11 +160,9 @@ export class ZkConnection extends EventEmitter {
 }
 
 /**
- * The client's sessions (docs/design.md "Sessions as a pool"): `size` ZkConnections, each keeping
- * one live session, and the one every lock path uses (connectionOf). Its state is the whole
- * client's: CONNECTED once every member is, SUSPENDED or LOST while any member is (LOST first),
- * RECONNECTED when every member is back. Events: 'state' (the client's state, when it changes)
- * and 'member' (SessionInfo: a member's own state changed).
+ * The client's sessions (docs/design.md "Sessions as a pool"): `size` ZkConnections, and the one
+ * each lock path uses (connectionOf). Emits 'state' (the client's, see poolState) and 'member'
+ * (SessionInfo: a member's own state changed).
  */
 export class SessionPool extends EventEmitter {
   state: ConnectionState;
@@ -197,8 +190,7 @@ export class SessionPool extends EventEmitter {
 
   /**
    * Connects `size` sessions at once; when any fails, closes the others and rejects with its
-   * error (ZooKeeperUnavailableError, InvalidLockOptionsError) as one session would, the
-   * unavailable error saying how many connected and naming maxClientCnxns when `size` > 1.
+   * error, as one session would (see poolConnectError).
    */
   static async open(options: ZkConnectionOptions, size: number): Promise<SessionPool> {
     const roundTrips = new RoundTrips();
@@ -214,10 +206,7 @@ export class SessionPool extends EventEmitter {
     return new SessionPool(members, roundTrips);
   }
 
-  /**
-   * The index of the member whose session `lockPath` (namespace applied) uses: always the same,
-   * as sessionIndexOf picks it (the queue registry picks its context with the same function).
-   */
+  /** The index of the member whose session `lockPath` (namespace applied) uses: sessionIndexOf. */
   indexOf(lockPath: string): number {
     return sessionIndexOf(lockPath, this.members.length);
   }
@@ -255,9 +244,8 @@ export class SessionPool extends EventEmitter {
 
 /**
  * @internal
- * The client's state from its sessions' states: the worst of them (LOST, then SUSPENDED); once
- * all are up, CONNECTED the first time and RECONNECTED after (`wasUp`), as Curator says of one.
- * With one session, its own state.
+ * The client's state: the worst of its sessions' (LOST, then SUSPENDED); once all are up,
+ * CONNECTED the first time and RECONNECTED after (`wasUp`), as Curator says of one session.
  */
 export function clientState(states: readonly ConnectionState[], wasUp: boolean): ConnectionState {
   if (states.includes('LOST')) return 'LOST';
@@ -266,11 +254,9 @@ export function clientState(states: readonly ConnectionState[], wasUp: boolean):
 }
 
 /**
- * The first connect of a pool failed. When some sessions connected, or none did and the servers
- * closed the connections themselves, the error says how many connected and names the servers'
- * maxClientCnxns, the limit a server over it enforces that way (`size` sessions are `size`
- * connections). A known reason (a DNS name, a refused port, a TLS handshake) and any other error
- * are given as one session gives them.
+ * The first connect of a pool failed. When some sessions connected, or the servers closed the
+ * connections themselves, the error says how many connected and names maxClientCnxns (`size`
+ * sessions are `size` connections); any other reason reads as one session's.
  */
 function poolUnavailable(err: unknown, connected: number, size: number): unknown {
   if (!(err instanceof ZooKeeperUnavailableError)) return err;
@@ -302,9 +288,8 @@ const SEMAPHORE_CHILDREN = ['/locks', '/leases'];
 
 /**
  * @internal
- * The path whose locks share one session (docs/design.md "Sessions as a pool"): the lock path,
- * except a semaphore's `<path>/locks` and `<path>/leases`, which go with `<path>` (so does a lock
- * of its own on such a path: that only picks its session).
+ * The path whose locks share one session: the lock path, except a semaphore's `<path>/locks` and
+ * `<path>/leases`, which go with `<path>` (docs/design.md "Sessions as a pool").
  */
 export function recipePathOf(lockPath: string): string {
   for (const child of SEMAPHORE_CHILDREN) {
@@ -317,10 +302,8 @@ export function recipePathOf(lockPath: string): string {
 
 /**
  * @internal
- * The index (0 to `sessions` - 1) of the session `lockPath` uses: FNV-1a (32 bits) of its recipe
- * path's UTF-8 bytes. The same in every process and release, so a path's session never depends
- * on the order locks were taken in. An ASCII character is its own UTF-8 byte, so the usual path
- * is hashed as it is; only a path with other characters is encoded (a Buffer) first.
+ * The index of the session `lockPath` uses: FNV-1a of its recipe path's UTF-8 bytes, the same in
+ * every process and release. An ASCII path is hashed as it is; any other is encoded first.
  */
 export function sessionIndexOf(lockPath: string, sessions: number): number {
   if (sessions <= 1) return 0;

@@ -17,10 +17,9 @@ export interface ZkSecurityOptions {
 const SUBJECT = 'ZkLockClient.connect';
 
 /**
- * Everything secret a client needs, kept where logs cannot reach it: digest credentials and the
- * TLS key live in private fields (`#`), which util.inspect, JSON.stringify and error messages
- * never show, and this object prints itself redacted. The TLS key material is loaded once into
- * a SecureContext, so the sockets' own options never carry the PEM text either.
+ * Everything secret a client needs, where logs cannot reach it: private fields (`#`) that
+ * util.inspect and JSON.stringify never show, printed redacted; the TLS key loaded once into a
+ * SecureContext, so sockets' options never carry the PEM text.
  */
 export class ZkCredentials {
   static readonly none = new ZkCredentials([], 'open');
@@ -109,19 +108,17 @@ export class ZkCredentials {
   }
 
   /**
-   * Learns this client's identities from `stored`, the ACL the server gave a node we created
-   * with CREATOR_ALL_ACL: one id per identity the server authenticated on our connection (the
-   * digest id of each `auth` credential, the subject of the client certificate), exactly as
-   * the server compares them. checkAcl compares against these.
+   * Learns our identities from `stored`, the ACL the server gave a node created with
+   * CREATOR_ALL_ACL: one id per identity it authenticated (digest ids, the certificate subject),
+   * exactly as the server compares them.
    */
   learnOwnIds(stored: readonly AclEntry[]): void {
     this.#ownIds = new Set(stored.map(({ id }) => `${id.scheme}:${id.id}`));
   }
 
   /**
-   * The entries of `found` that grant an identity not ours. Ours: the ids learned from the server
-   * (learnOwnIds), compared exactly whatever their scheme; until then only the digest ids of
-   * `auth`, which this client computes as the server does (a certificate's id is never assumed).
+   * The entries of `found` that grant an identity not ours: not learned (learnOwnIds) or, before
+   * that, not a digest id of `auth` (computed as the server does; a certificate's never assumed).
    */
   foreignEntries(found: readonly AclEntry[]): AclEntry[] {
     const ours =
@@ -135,9 +132,8 @@ export class ZkCredentials {
   }
 
   /**
-   * With `acl: 'creator'`: throws UnexpectedAclError when `found` (the ACL of `path`, a node the
-   * lock relies on) grants any identity that is not ours (foreignEntries). Neither secret nor
-   * hash is in the error.
+   * With `acl: 'creator'`: UnexpectedAclError when `found`, the ACL of a node the lock relies on,
+   * grants an identity not ours (foreignEntries); no secret or hash in the error.
    */
   checkAcl(path: string, found: readonly AclEntry[]): void {
     if (!this.checksAcl || this.foreignEntries(found).length === 0) return;
@@ -163,10 +159,7 @@ export class ZkCredentials {
     return expected;
   }
 
-  /**
-   * The AUTH requests to send on a new connection, right behind its ConnectRequest (like the Java
-   * client's primeConnection), so that they come before every queued request.
-   */
+  /** The AUTH requests written right behind a ConnectRequest, before every queued request. */
   authPackets(): Buffer[] {
     return this.#auth.map(authPacket);
   }

@@ -67,10 +67,9 @@ const OPERATIONS: Record<string, string> = {
 };
 
 /**
- * The documented error for a request the servers refused for who we are: NOAUTH (the node's ACL
- * does not grant our identity), INVALID_ACL (acl 'creator' on a connection the servers did not
- * authenticate) or AUTH_FAILED (our credentials were refused, the session is over). For a
- * create, the node whose ACL refused is the parent.
+ * The documented error for a request refused for who we are: NOAUTH (the ACL does not grant us;
+ * for a create, the parent's), INVALID_ACL (acl 'creator' on an unauthenticated connection) or
+ * AUTH_FAILED (credentials refused, the session is over).
  */
 export function refusedAccess(
   code: number | undefined,

@@ -103,10 +103,9 @@ export function validatePath(path: string): void {
 }
 
 /**
- * The connection string as connection-string.ts reads and checks it (an AssertionError naming
- * the bad part when it is not usable: the client's options check has told users the same at
- * connect), its chroot checked as every path is. The servers are shuffled, as every ZooKeeper
- * client does, so that clients of one connection string spread over the ensemble.
+ * The connection string as connection-string.ts reads it (an AssertionError naming the bad part),
+ * its chroot checked as every path is. The servers are shuffled, as every ZooKeeper client does,
+ * so that clients of one connection string spread over the ensemble.
  */
 function connectionTarget(connectionString: string): ConnectionTarget {
   const read = parseConnectionString(connectionString);
@@ -234,7 +233,7 @@ export class ZkSession extends EventEmitter {
     return this.stalled;
   }
 
-  /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same way. */
+  /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same. */
   get authFailure(): ZooKeeperAuthFailedError | undefined {
     return this.refusedAuth;
   }
@@ -270,9 +269,9 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * provenAlive, for a grant. When a connected session is not proven alive, the clock's rules are
-   * applied right after this call, so a session silent for too long (a process that just woke
-   * up) is dropped or declared lost before the next timer of the caller runs.
+   * provenAlive, for a grant; when false on a connected session the clock's rules apply right
+   * after, so a session silent too long (a process that just woke) ends before the caller's next
+   * timer runs.
    */
   checkProvenAlive(): boolean {
     if (this.provenAlive) return true;
@@ -350,7 +349,6 @@ export class ZkSession extends EventEmitter {
     return this.options.namespace;
   }
 
-
   /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
     return this.requests.getAcl(path);
@@ -399,11 +397,9 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * The owner's close: closes the session (deleting its ephemeral nodes) and resolves once it
-   * has ended, within `graceMs` when the server must answer, at once when no connection is up.
-   * A lost session has nothing left to protect: it waits, within `graceMs`, only for a close
-   * already on a connection (written, the server not done with it; sent again on the next
-   * connection if that one drops first), whose reset could keep its nodes until it expires.
+   * The owner's close: closes the session (deleting its ephemeral nodes) and resolves once ended,
+   * within `graceMs` when the server must answer, at once without a connection. A lost session
+   * waits only for a close already written, whose reset could keep its nodes until they expire.
    */
   close(graceMs = this.options.requestTimeoutMs): Promise<void> {
     if (this.live) {
@@ -431,9 +427,8 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * The one move of the phase, along TRANSITIONS (false for any other), and what it reports:
-   * requests are refused from the move that leaves the live phases on, and each move the owner
-   * hears of is emitted.
+   * The one move of the phase, along TRANSITIONS (false for any other): leaving the live phases
+   * refuses requests, and each move the owner hears of is emitted.
    */
   private to(next: Phase, reason?: LossReason): boolean {
     if (!TRANSITIONS[this.current].includes(next)) return false;
@@ -449,12 +444,9 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * A connection's handshake completed. A lost session closes itself on the server now, within
-   * a session timeout. A new session with `auth` is connected only once the servers accepted the
-   * credentials: they answer our AUTH packets (written right behind the ConnectRequest) before
-   * any later request, so an answered exists('/') means they were accepted (on AUTH_FAILED the
-   * server closes the connection first). A dropped connection meanwhile connects again and asks
-   * again.
+   * A connection's handshake completed; a lost session closes itself on the server now. With
+   * `auth`, connected only once an exists('/') sent behind the AUTH packets is answered: the server
+   * answers AUTH first, and closes the connection on AUTH_FAILED.
    */
   private handshaken(id: string): void {
     if (this.over) {
@@ -475,12 +467,9 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * The session is over for us; it closes itself on the server within a session timeout if it
-   * can. A server that restarts restores the session from its log and keeps its nodes until it
-   * expires it, a session timeout after its start, however long it was down: closed by us, they
-   * go at once. So a session our clock ended, with no connection now, keeps trying with no
-   * deadline until a server answers again (handshaken, serverReachable); one the server
-   * expired, or whose credentials it refused, has that timeout from now.
+   * Over for us; closes itself on the server if it can. A restarted server restores the session and
+   * keeps its nodes a session timeout past its start, so one our clock ended keeps trying until a
+   * server answers (serverReachable); one the server expired or refused has a timeout from now.
    */
   private lose(reason: LossReason): void {
     if (this.over) return;
@@ -525,9 +514,9 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * Loss and close end the same way: CLOSE_SESSION when a connection is up, then `graceMs` for
-   * the server to close the socket. Without a connection, a closing session ends at once and a
-   * lost one waits `graceMs` for a reconnect (handshaken sends the close then).
+   * Loss and close: CLOSE_SESSION when connected, then `graceMs` for the server to close the
+   * socket. Without a connection a closing session ends at once, a lost one waits `graceMs` for a
+   * reconnect (handshaken sends the close then).
    */
   private endWithin(graceMs: number): void {
     if (this.endTimer) return; // already ending
@@ -643,9 +632,8 @@ export class SessionClock {
   }
 
   /**
-   * An answer to one of our requests was read just now (never a watch notification). True when
-   * this process stalled before it: the answer proves nothing, and a request must be sent (only
-   * its reply proves life).
+   * An answer to one of our requests was read now (not a notification). True after a stall: it
+   * proves nothing, and only the reply to a request sent now proves life.
    */
   heard(now = Date.now()): boolean {
     if (this.noticeStall(now)) return true;
@@ -660,10 +648,9 @@ export class SessionClock {
   }
 
   /**
-   * Connected, with the session timeout the server negotiated. The clock runs on the smaller of
-   * it and the one asked for: a server raises an ask only when it is below the server's minimum,
-   * and a shorter clock can only tell a loss early, never late. False for a timeout that is not
-   * positive (Java's client ends the session on it): the caller ends the session.
+   * Connected, with the negotiated session timeout. The clock runs on the smaller of it and the
+   * one asked for (a shorter clock tells a loss early, never late). False for a timeout that is
+   * not positive (Java's client ends the session on it).
    */
   connected(negotiatedTimeoutMs: number): boolean {
     if (!(negotiatedTimeoutMs > 0)) return false;
@@ -729,9 +716,8 @@ export class SessionClock {
   }
 
   /**
-   * Whether this process did not run for a while before `now` (longer than a few ticks, and
-   * than 1/6 of the session timeout: data read late by less than that is still inside the
-   * 1/3 margin the safe window leaves).
+   * Whether this process did not run for longer than a few ticks and 1/6 of the session timeout
+   * before `now` (data read later by less stays within the safe window's 1/3 margin).
    */
   private noticeStall(now: number): boolean {
     const stalled = now - this.lastAwakeAt > Math.max(2 * this.interval, this.timeoutMs / 6);
@@ -747,7 +733,7 @@ export interface Listing {
   children: string[];
   /** czxid of the listed node (the lock node), as a bigint. */
   czxid: bigint;
-  /** Its Stat's cversion (child changes; see sequence-wrap.ts for how it relates to sequences). */
+  /** Its Stat's cversion (child changes; see nextSequence for how it relates to sequences). */
   cversion: number;
   /** Its data version (with czxid, it tells whether the node's data changed since a read). */
   version: number;
@@ -771,9 +757,8 @@ interface RequestsOptions {
 }
 
 /**
- * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError, thrown before it is
- * sent. The options and arguments that make up a frame are checked earlier against limits of
- * their own (a lock path, nodeData, a participant id); this catches what they add up to.
+ * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError before it is sent (each
+ * option has its own limit; this catches what they add up to).
  */
 function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
   const bytes = frame.length - 4;
@@ -788,9 +773,8 @@ function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
 }
 
 /**
- * Every request is built here (the path's check, then our jute encoding), gets a deadline and
- * one answer (a reply, an error we can act on, or REQUEST_TIMEOUT); requests issued together
- * leave in one write (ZkWire).
+ * Builds every request (path check, jute encoding) and gives it a deadline and one answer (reply,
+ * error, or REQUEST_TIMEOUT); requests issued together leave in one write (ZkWire).
  */
 export class SessionRequests {
   private readonly deadlines: RequestDeadlines;
@@ -880,9 +864,8 @@ export class SessionRequests {
   }
 
   /**
-   * A request encoded by jute.ts (`encode` throws on a bad path, before anything is sent; the
-   * frame carries its op type), checked against MAX_REQUEST_BYTES, written by the wire;
-   * `answer` reads the payload.
+   * A request encoded by jute.ts (`encode` throws on a bad path, before sending), checked against
+   * MAX_REQUEST_BYTES and written by the wire; `answer` reads the payload.
    */
   private send<T>(
     op: string,
@@ -947,10 +930,9 @@ export class SessionRequests {
 }
 
 /**
- * Timeouts of one session's requests with a single timer instead of one per request. Every
- * request gets the same timeout, so the order of insertion is the order of deadlines: the timer
- * only ever waits for the oldest pending request. It is unref'd (the session's socket keeps the
- * process alive while requests are pending) and stops once nothing is pending at its deadline.
+ * One timer for a session's request timeouts: all are equal, so insertion order is deadline order
+ * and the timer waits for the oldest. Unref'd (the socket keeps the process alive); stops once
+ * nothing is pending.
  */
 export class RequestDeadlines {
   private readonly pending = new Map<number, { deadline: number; expire(): void }>();
@@ -1001,9 +983,8 @@ interface PathWatch {
 }
 
 /**
- * The wire keeps every callback it is given until the node changes, so many
- * waiters on one node (tries that gave up, timed-out waiters) would pile up there. The session
- * registers one dispatcher per path instead; the watchers join it and leave it here.
+ * One dispatcher per path registered with the wire, which keeps every callback until the node
+ * changes: waiters that gave up join and leave here instead of piling up there.
  */
 class DataWatches {
   private readonly paths = new Map<string, PathWatch>();

@@ -1,4 +1,4 @@
-/** Owns one session's wire: sockets and framing, requests, watches, pings, reconnects, round trips. */
+/** Owns one session's wire: sockets, framing, requests, watches, pings, reconnects, round trips. */
 import { Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ZkCredentials } from './zk-credentials';
@@ -69,10 +69,9 @@ interface Packet {
 type WatchKind = 'data' | 'exist' | 'child';
 
 /**
- * `connecting` (no connection carries the session), `connected` (a handshake completed),
- * `closing` (CLOSE_SESSION asked: nothing else sent; reconnects only if the close was written and
- * its connection dropped unanswered, and mayConnect allows), `expired` / `auth-failed` (the
- * servers ended it), `ended` (no socket, no timer, every request answered).
+ * `connecting` (no connection carries the session), `connected`, `closing` (CLOSE_SESSION asked,
+ * nothing else sent; see `closed`), `expired` / `auth-failed` (the servers ended it), `ended` (no
+ * socket, no timer, every request answered).
  */
 export type WireState =
   'connecting' | 'connected' | 'closing' | 'expired' | 'auth-failed' | 'ended';
@@ -86,11 +85,9 @@ export const MAX_XID = 0x7fffffff;
 const AUTH_FAILED = -115;
 
 /**
- * One session's wire, as kazoo's connection.py (docs/design.md "The connection layer"): a socket
- * and frame reader per attempt, the handshake first (read-only refused), AUTH and SetWatches
- * after it; requests numbered, written and answered in order (else the connection drops); pings
- * on idle; the next server on a drop (a random wait once all were tried); notifications to the
- * watchers of their path and kind.
+ * One session's wire, as kazoo's connection.py (docs/design.md "The connection layer"): per
+ * attempt a socket and frame reader, the handshake, AUTH and SetWatches; requests answered in
+ * order (else the connection drops); pings on idle; the next server on a drop; notifications.
  */
 export class ZkWire {
   private current: WireState = 'connecting';
@@ -141,7 +138,7 @@ export class ZkWire {
     return this.negotiatedMs;
   }
 
-  /** The local port of the current socket, if any (tests tell a proxy's connections apart by it). */
+  /** The local port of the current socket, if any (tests tell a proxy's connections apart). */
   get localPort(): number | undefined {
     return this.socket?.localPort;
   }
@@ -156,19 +153,15 @@ export class ZkWire {
     this.connect();
   }
 
-  /**
-   * The session's id and password, which resume it on another connection: a test expires the
-   * session from outside with them, as Curator's KillSession does.
-   */
+  /** The session's id and password (tests expire the session with them, as KillSession). */
   sessionCredentials(): { id: Buffer; password: Buffer } {
     return { id: Buffer.from(this.sessionId), password: Buffer.from(this.password) };
   }
 
   /**
-   * Sends a request (`frame` from jute.ts, its xid written in when sent); `answer` gets
-   * its reply, or the error that ended it (CONNECTION_LOSS when its connection dropped first).
-   * Requests issued while no connection is up leave once one is. A frame over the servers'
-   * default `jute.maxbuffer` is refused here: a server would drop the connection for it.
+   * Sends a request (`frame` from jute.ts); `answer` gets its reply or the error that ended it
+   * (CONNECTION_LOSS on a drop); queued while no connection is up. A frame over the default
+   * `jute.maxbuffer` is refused here: a server would drop the connection for it.
    */
   request(type: number, frame: Buffer, answer: Answer): void {
     const refused = this.refusal();
@@ -203,9 +196,8 @@ export class ZkWire {
   }
 
   /**
-   * Asks the server to close the session (its ephemeral nodes go at once): nothing else is sent
-   * from now on, and the wire ends when the server closes the connection (or when ended). A close
-   * whose connection drops before its answer is in doubt: see `closed`.
+   * Asks the server to close the session (its ephemeral nodes go at once); nothing else is sent,
+   * and the wire ends when the server closes the connection. See `closed` for a close in doubt.
    */
   closeSession(): void {
     if (FINAL.includes(this.current)) return;
@@ -226,7 +218,7 @@ export class ZkWire {
     this.socket?.destroy();
   }
 
-  /** Ends the wire now: no socket, no timer, no reconnect; requests under way get CONNECTION_LOSS. */
+  /** Ends the wire now: no socket, timer or reconnect; requests under way get CONNECTION_LOSS. */
   end(): void {
     if (this.current === 'ended') return;
     this.current = 'ended';
@@ -246,7 +238,7 @@ export class ZkWire {
     return undefined;
   }
 
-  /** Starts the next attempt: the next server, at once, or after a random wait once all were tried. */
+  /** Starts the next attempt: the next server at once, or after a random wait once all tried. */
   private connect(): void {
     if (this.current !== 'connecting' || !this.options.handlers.mayConnect()) return;
     const servers = this.options.target.servers;
@@ -295,9 +287,8 @@ export class ZkWire {
   }
 
   /**
-   * The first frames of a connection, in one write: the ConnectRequest, then (as the Java
-   * client's primeConnection) the AUTH packets and the SetWatches, which the server handles in
-   * order once the session is set up, before any request queued meanwhile.
+   * A connection's first write: ConnectRequest, then AUTH and SetWatches (as the Java client's
+   * primeConnection), handled in order before any request queued meanwhile.
    */
   private prime(socket: Socket): void {
     const frames = [
@@ -418,10 +409,7 @@ export class ZkWire {
     socket.destroy();
   }
 
-  /**
-   * A watch notification: delivered to the watchers of its path and kind, which are then gone
-   * (a ZooKeeper watch fires once), as ZooKeeper's ZKWatchManager routes them.
-   */
+  /** A notification, to the watchers of its path and kind, then gone (as ZKWatchManager). */
   private notify(socket: Socket, frame: Buffer): void {
     let event: Notification;
     try {
@@ -473,11 +461,9 @@ export class ZkWire {
   }
 
   /**
-   * Requests issued together leave in one socket write (docs/design.md "The connection layer").
-   * With no reply awaited the socket is uncorked at the end of the tick: a lone caller's create
-   * + getChildren leave at once. With replies awaited (other callers on this session), at the
-   * end of this turn of the event loop (setImmediate): callers that send from callbacks of their
-   * own share the write, as Nagle's algorithm holds small segments while data is unacknowledged.
+   * Requests issued together leave in one write (docs/design.md "The connection layer"): uncorked
+   * at the end of the tick when no reply is awaited, else at setImmediate, so callers sending from
+   * their own callbacks share the write (as Nagle's algorithm).
    */
   private cork(): void {
     const socket = this.socket;
@@ -513,10 +499,9 @@ export class ZkWire {
   }
 
   /**
-   * The socket of an attempt closed: its requests end, then the next attempt or the end. A
-   * CLOSE_SESSION written on it and not answered may never have reached the server, which would
-   * keep the session and its nodes until it expires it: the wire connects again, and the
-   * session, if it still wants to be closed (mayConnect), sends the close on that connection.
+   * An attempt's socket closed: its requests end, then the next attempt or the end. An unanswered
+   * CLOSE_SESSION may not have reached the server, which would keep the nodes until expiry: the
+   * wire connects again, and the session (if mayConnect) sends the close there.
    */
   private closed(socket: Socket): void {
     if (this.socket !== socket) return;
@@ -561,9 +546,8 @@ function sessionHex(id: Buffer): string {
 }
 
 /**
- * The longest frame accepted from a server. ZooKeeper caps what it reads at `jute.maxbuffer`
- * but not what it sends (a large listing): this only refuses a length no server sends, the sign
- * of bytes that are not ZooKeeper's (the socket is dropped instead of buffering them).
+ * The longest frame accepted from a server (which does not cap what it sends at jute.maxbuffer):
+ * longer means bytes that are not ZooKeeper's, and the socket is dropped instead of buffering them.
  */
 const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;
 
@@ -576,9 +560,8 @@ class FrameError extends Error {
 }
 
 /**
- * Splits one socket's bytes into frames (an int32 length, then that many bytes). One reader per
- * socket, dropped with it: bytes left from one connection never complete a frame of the next.
- * Frames are views of the bytes read (no copy per frame), each with its length prefix.
+ * Splits one socket's bytes into length-prefixed frames (views, no copy). One reader per socket:
+ * bytes left from one connection never complete a frame of the next.
  */
 class FrameReader {
   private partial?: Buffer;
@@ -603,10 +586,8 @@ class FrameReader {
 }
 
 /**
- * The round trip of the client's requests, smoothed as TCP does (RFC 6298): `timeoutMs` is the
- * smoothed round trip plus four times its variation, what a request answered in the usual way
- * takes at most. One estimate per client, fed by the replies of all its sessions (they talk to
- * the same servers); undefined until a first reply.
+ * The client's request round trip, smoothed as TCP does (RFC 6298): `timeoutMs` is SRTT + 4 *
+ * RTTVAR. One per client, fed by all its sessions' replies; undefined until a first reply.
  */
 export class RoundTrips {
   private smoothed?: number;
