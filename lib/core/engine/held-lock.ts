@@ -21,8 +21,8 @@ export class HeldResource {
   constructor(
     readonly path: string,
     /**
-     * Watches the nodes held for deletion by other clients. Called on every watchForLoss(): it
-     * sends nothing for a watch set or in flight (a lock's asks again for one that went unanswered).
+     * Watches the nodes held for deletion by other clients, on every watchForLoss(): sends nothing
+     * for a watch set or in flight (a lock's asks again for one that went unanswered).
      */
     private readonly watchNodes: (resource: HeldResource) => void,
     /** After a loss was recorded and announced (e.g. to the client's 'lost' event). */

@@ -117,7 +117,7 @@ export interface LockDriver {
    * each with its own fencing token (a mutex, a writer: exclusive).
    */
   readonly shared: boolean;
-  /** Where `own` stands among `children`, ignoring `ignore` (our released nodes); null if absent. */
+  /** Where `own` stands among `children`, ignoring `ignore` (our released nodes); null: absent. */
   place(children: readonly string[], own: string, ignore: ReadonlySet<string>): Place | null;
 }
 

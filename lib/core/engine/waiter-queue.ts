@@ -184,7 +184,7 @@ export class WaiterQueue {
   private readonly waiters: Waiter[] = [];
   /** How many of `waiters` wait (tries do not): what the client's caps count (LockQueues). */
   private waitingCallers = 0;
-  /** Nodes that hold, with the callers holding on each (at most one node and caller if exclusive). */
+  /** Nodes that hold, with their callers (at most one node and caller if exclusive). */
   private readonly holding = new Map<Contender, Set<HeldLock>>();
   /** Node requests still under way: deletions, and nodes' loops. See track(). */
   private pending = 0;
@@ -350,7 +350,7 @@ export class WaiterQueue {
 
   /**
    * Exclusive: the first caller whose node may hold, once nothing of ours holds; a batch's next
-   * caller only once the server confirmed the node since the last reconnect (Contender.confirmSelf).
+   * caller only once the server confirmed the node since a reconnect (Contender.confirmSelf).
    */
   private grantNext(): void {
     const first = this.waiters.find((w) => w.contender?.isFirst);
