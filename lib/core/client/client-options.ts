@@ -22,20 +22,17 @@ export const CLIENT_DEFAULTS = {
 } as const;
 
 /**
- * The caps on waiting callers (options `maxWaitersPerPath`, `maxWaiters`): a waiting caller costs
- * the process a promise, a queue entry and its timer or abort listener (well under 4 KB,
- * test/soak), and with no `waitTimeoutMs` it stays as long as the lock is busy, so callers a
- * client sends faster than the lock serves them would grow the heap without bound. 1,000 on one
- * path is more than a lock held even 10 ms serves in 10 s; 10,000 in all is at most tens of MB.
+ * The caps on waiting callers (`maxWaitersPerPath`, `maxWaiters`): each costs well under 4 KB
+ * (test/soak) for as long as the lock is busy, so callers faster than the lock would grow the heap
+ * without bound. 1,000 on one path is more than a lock held 10 ms serves in 10 s; 10,000 in all is
+ * at most tens of MB.
  */
 const WAITER_CAPS = ['maxWaitersPerPath', 'maxWaiters'] as const;
 
 /**
- * Most sessions one client may keep (option `sessions`): each is a connection to a server, and a
- * server refuses one client IP address's connections beyond its maxClientCnxns (60 by default).
- * 16 leaves room for three such clients per host (48) and the host's other ZooKeeper clients. The
- * default is 1, as every ZooKeeper client opens; the throughput of many paths at once grows most
- * from 1 to 4 sessions (docs/design.md "Sessions as a pool").
+ * Most sessions one client may keep (option `sessions`): a server refuses one IP's connections
+ * beyond maxClientCnxns (60 by default), and 16 leaves room for three such clients per host and
+ * others (docs/design.md "Sessions as a pool").
  */
 export const MAX_SESSIONS = 16;
 
@@ -61,9 +58,8 @@ const DURATIONS = {
 
 /**
  * Checks the client's options before anything connects, naming the option, what it must be and
- * the value given (`auth`, `acl` and `tls` are checked by ZkCredentials, which never shows their
- * values). `subject` is the call they were given to: `ZkLockClient.connect()`,
- * `ZkLockModule.forRoot()`.
+ * the value given (ZkCredentials checks `auth`, `acl`, `tls` without showing them). `subject`:
+ * the call they were given to (`ZkLockClient.connect()`, `ZkLockModule.forRoot()`).
  */
 export function checkClientOptions(options: ZkLockClientOptions, subject: string): void {
   const fail = (option: string, rule: string, hint: string): never => {
@@ -189,9 +185,8 @@ export function show(value: unknown): string {
 export const AUTH_WITHOUT_TLS = 'ZKLOCK_AUTH_WITHOUT_TLS';
 
 /**
- * Warns once, at connect, when digest credentials go without TLS: ZooKeeper's digest scheme
- * sends the password as plain bytes (`addauth digest`), readable by anyone on the network path.
- * To `onWarning` when given, else as a Node process warning.
+ * Warns once at connect when digest credentials go without TLS: the digest scheme sends the
+ * password as plain bytes, readable by anyone on the network path.
  */
 export function warnOfPlainTextAuth(
   options: ZkLockClientOptions,
@@ -209,7 +204,7 @@ export function warnOfPlainTextAuth(
 /** The code of the process warning `connect()` emits for a namespace open to other identities. */
 export const NAMESPACE_ACL = 'ZKLOCK_NAMESPACE_ACL';
 
-/** A warning of connect(): to `onWarning` when given, else as a Node process warning with `code`. */
+/** A warning of connect(): to `onWarning` when given, else a Node process warning with `code`. */
 export function warnOf(options: ZkLockClientOptions, message: string, code: string): void {
   if (options.onWarning) options.onWarning(message);
   else process.emitWarning(message, { code });

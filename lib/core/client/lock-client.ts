@@ -1,4 +1,5 @@
-// ZkLockClient: the framework-free entry point, its owner scopes, its wiring to the sessions and its shutdown.
+// ZkLockClient: the framework-free entry point, its owner scopes, its wiring to the sessions and
+// its shutdown.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { LockModeError, type LockLostError, ClientClosedError } from '../errors';
@@ -60,9 +61,8 @@ export class ZkLockClient extends EventEmitter {
   private readonly semaphores: SemaphoreRecipe;
   private readonly elections: ElectionRegistry;
   /**
-   * Set the moment close() is called, before the shutdown runs a single listener (a lock's
-   * 'lost'): a close() from there gets this same promise, and whatever else is asked for from
-   * then on fails with ClientClosedError.
+   * Set as close() is called, before any shutdown listener runs: a close() from one gets this
+   * promise, and anything else asked from then on fails with ClientClosedError.
    */
   private closing?: Promise<void>;
 
@@ -71,8 +71,8 @@ export class ZkLockClient extends EventEmitter {
     private readonly options: ZkLockClientOptions,
   ) {
     super();
-    // Built in dependency order: the reaper, then what hands it paths (queues, semaphores, elections).
-    // Each gets the session of a lock path from the pool (docs/design.md "Sessions as a pool").
+    // In dependency order: the reaper, then what hands it paths (queues, semaphores, elections),
+    // each on its lock path's session (docs/design.md "Sessions as a pool").
     const nodeData = lockNodeData(options.nodeData);
     const connectionOf = (lockPath: string) => pool.connectionOf(lockPath);
     this.reaper = new ParentReaper(
@@ -182,8 +182,8 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * The read side of the read/write lock on `path` (Curator InterProcessReadWriteLock's
-   * protocol, docs/design.md "The lock family"): readers share, and hold unless a writer queued ahead of them.
+   * The read side of the read/write lock on `path` (Curator InterProcessReadWriteLock's protocol,
+   * docs/design.md "The lock family"): readers share, and hold unless a writer queued ahead.
    * Inside a scope that holds the write lock, a read re-enters it (downgrade).
    */
   readLock(path: string): LockSide {
@@ -191,8 +191,8 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * The write side: exclusive with every reader and writer of `path`. Asked for in a scope that
-   * holds only the read lock, it fails at once with LockModeError (an upgrade would wait for itself).
+   * The write side: exclusive with every reader and writer of `path`. In a scope that holds only
+   * the read lock it fails at once with LockModeError (an upgrade would wait for itself).
    */
   writeLock(path: string): LockSide {
     return this.side(path, 'write');
@@ -224,10 +224,9 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * Takes several locks as one, all or nothing (docs/design.md "The lock family"): in one canonical order (so
-   * callers asking for {a, b} and {b, a} cannot deadlock), within one shared `waitTimeoutMs`.
-   * On a timeout, an abort or an error, the locks already taken are released before it throws.
-   * The handle's signal aborts when any member is lost; release() frees them in reverse order.
+   * Takes several locks as one, all or nothing, in one canonical order (so {a, b} and {b, a}
+   * cannot deadlock) within one shared `waitTimeoutMs`; on failure those taken are released
+   * first. The signal aborts when any member is lost (docs/design.md "The lock family").
    */
   acquireAll(paths: readonly string[], options: AcquireOptions = {}): Promise<MultiLockHandle> {
     const host: MultiLockHost = {
@@ -239,10 +238,10 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`;
-   * an acquire with another maxLeases than the path's holders fails with LockModeError. Laid out
-   * like Curator's InterProcessSemaphoreV2, so Java services share the limit (docs/design.md, "The
-   * lock family"). Throws InvalidLockPathError/InvalidLockOptionsError now.
+   * A counting semaphore: at most `maxLeases` holders at once across every process using `path`
+   * (another maxLeases than the holders' fails with LockModeError), laid out as Curator's
+   * InterProcessSemaphoreV2 (docs/design.md "The lock family"). Throws InvalidLockPathError /
+   * InvalidLockOptionsError now.
    */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
     return this.semaphores.open(path, options?.maxLeases);
@@ -259,11 +258,10 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * A leader election on `path`, laid out like Curator's LeaderLatch (Java services with Curator
-   * take part in the same election; docs/design.md "Leader election"). Sends nothing until
-   * start() (or whenLeader()); leading is held like a lock (signal, fencing token). Throws
-   * InvalidLockPathError / InvalidLockOptionsError / ClientClosedError now; its start() fails
-   * with ClientClosedError once close() has begun.
+   * A leader election on `path`, laid out like Curator's LeaderLatch (Java services join it;
+   * docs/design.md "Leader election"). Sends nothing until start() or whenLeader(); leading is
+   * held like a lock (signal, fencing token). Throws InvalidLockPathError /
+   * InvalidLockOptionsError / ClientClosedError now, and start() ClientClosedError after close().
    */
   election(path: string, options: ElectionOptions = {}): LeaderLatch {
     const lockPath = applyNamespace(this.options.namespace, path);
@@ -307,7 +305,7 @@ export class ZkLockClient extends EventEmitter {
     return this.look(path, (session) => inspectLock(session, path, full));
   }
 
-  /** Releases every held lock at once (other processes need not wait for a session timeout), then closes. */
+  /** Releases every held lock at once (others need not wait for a session timeout), then closes. */
   close(): Promise<void> {
     if (this.closing) return this.closing;
     // Stored before the shutdown starts: it runs listeners (a lock's 'lost') that may call close().
@@ -338,7 +336,7 @@ export class ZkLockClient extends EventEmitter {
     return this.closing !== undefined;
   }
 
-  /** A read-only look at `path` (inspect): ClientClosedError once closed, documented errors only. */
+  /** A read-only look at `path` (inspect): ClientClosedError once closed; documented errors. */
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
     if (this.closed) throw new ClientClosedError(path, 'inspect');
     const connection = this.pool.connectionOf(applyNamespace(this.options.namespace, path));
@@ -498,9 +496,8 @@ export class ZkLockClient extends EventEmitter {
   }
 
   /**
-   * Releases, lets node requests under way finish and cleans up for at most sessionTimeoutMs (a
-   * session that cannot reach ZooKeeper by then is lost), then closes the sessions (at most
-   * requestTimeoutMs more), whatever ZooKeeper does.
+   * Releases, lets node requests finish and cleans up within sessionTimeoutMs (a session that
+   * cannot reach ZooKeeper by then is lost), then closes the sessions within requestTimeoutMs more.
    */
   private async shutdown(sessionTimeoutMs: number): Promise<void> {
     // Elections first: the next participant (maybe in another process) leads at once.

@@ -11,10 +11,10 @@ const PROBE = '_zklock-identity-';
 
 /**
  * @internal
- * With `acl: 'creator'`, at connect: creates the namespace if missing (ensureLockPath), then an
- * ephemeral probe with CREATOR_ALL_ACL whose stored ACL names our identities
- * (ZkCredentials.learnOwnIds); warns once if the namespace's ACL grants anyone else, or refuses
- * us (docs/guides/security.md, "Preparing a namespace"). No namespace: the probe is at the root.
+ * With `acl: 'creator'`, at connect: creates the namespace if missing, then an ephemeral probe
+ * with CREATOR_ALL_ACL whose stored ACL names our identities (ZkCredentials.learnOwnIds); warns
+ * once if the namespace's ACL grants others or refuses us (docs/guides/security.md, "Preparing a
+ * namespace"). No namespace: the probe is at the root.
  */
 export async function checkNamespace(
   session: ZkSession,
