@@ -10,10 +10,9 @@ export interface ElectionOptions {
 }
 
 /**
- * This participant leads. Held like a lock: `signal` aborts (with a LockLostError) when
- * leadership may be lost (session expired or silent past its timeout, our node deleted) and when
- * it is given up (stepDown(), close()); `fencingToken` is strictly greater than every earlier
- * leader's on this path (the lock's token scheme), for storage to refuse a deposed leader's writes.
+ * This participant leads, held like a lock: `signal` aborts (LockLostError) when leadership may
+ * be lost or is given up (stepDown(), close()); `fencingToken` is greater than every earlier
+ * leader's on this path, for storage to refuse a deposed leader's writes.
  */
 export interface Leadership {
   readonly path: string;

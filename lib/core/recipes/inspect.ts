@@ -6,9 +6,8 @@ import { ZkSession } from '../zookeeper/zk-session';
 import { isNoNode } from '../zookeeper/zk-errors';
 
 /**
- * Reads who holds a lock and who waits, with the host/pid/app each node's data records: every
- * node style in sequence order, and every holder (the readers that hold together, or the one
- * writer or mutex holder), by the drivers' rules (docs/design.md, "The lock family").
+ * Reads who holds a lock and who waits, with each node's recorded data, in sequence order, the
+ * holders by the drivers' rules (docs/design.md, "The lock family").
  */
 export async function inspectLock(
   session: ZkSession,

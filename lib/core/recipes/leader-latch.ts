@@ -39,10 +39,9 @@ interface LeaderWaiter {
 }
 
 /**
- * One participant of a leader election on a path, laid out like Curator's LeaderLatch
- * (docs/design.md "Leader election"): leading is holding the first `latch-` node, through a
- * WaiterQueue with the latch driver, so leadership has a lock's signal, fencing token and loss
- * rules. Events: 'isLeader' (Leadership), 'notLeader' (LeadershipEnd).
+ * One participant of a leader election, laid out like Curator's LeaderLatch (docs/design.md
+ * "Leader election"): leading is holding the first `latch-` node through a WaiterQueue, with a
+ * lock's signal, fencing token and loss rules. Events: 'isLeader', 'notLeader'.
  */
 export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private queue?: WaiterQueue;
@@ -77,9 +76,8 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   }
 
   /**
-   * Whether this participant leads and can prove it now: its node is first and its session was
-   * heard from within the safe window (a held lock's assertHeld() rules; false while the
-   * connection is suspended, until it is back within the session).
+   * Whether this participant leads and can prove it now: its node is first and its session heard
+   * from within the safe window (assertHeld()'s rules; false while suspended).
    */
   get isLeader(): boolean {
     const lock = this.held;
@@ -108,10 +106,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   }
 
   /**
-   * Resolves with the leadership once this participant leads (joining first if needed).
-   * Rejects with LeadershipTimeoutError after `waitTimeoutMs` (counted from this call, the join
-   * included), LockAbortedError when `signal` aborts, ElectionClosedError when the election is
-   * closed; the participant stays in line. A failed join rejects it with the join's error.
+   * Resolves with the leadership once this participant leads (joining first if needed). Rejects
+   * with LeadershipTimeoutError after `waitTimeoutMs` (join included), LockAbortedError,
+   * ElectionClosedError, or the join's error; the participant stays in line.
    */
   whenLeader(options: WhenLeaderOptions = {}): Promise<Leadership> {
     try {
@@ -157,10 +154,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   }
 
   /**
-   * Gives leadership up and joins again at the back of the line: the signal aborts, our node is
-   * deleted (the next participant leads on that notification), then a new node is created.
-   * Nothing happens when this participant does not lead. Rejects when the new node cannot be
-   * created (e.g. ZooKeeperUnavailableError); the participant keeps trying to join again.
+   * Gives leadership up (if leading) and joins again at the back: the signal aborts, our node is
+   * deleted (the next participant leads), a new one is created. Rejects when it cannot be (e.g.
+   * ZooKeeperUnavailableError); the participant keeps trying to join.
    */
   async stepDown(): Promise<void> {
     const lock = this.held;
@@ -445,9 +441,8 @@ function describe(id: unknown): string {
 }
 
 /**
- * The participants of the election at `lockPath` in line order, with the ids their nodes' data
- * records (Curator LeaderLatch's getParticipants(): every child counts, the first leads). A node
- * that goes while it is read is left out; a path that does not exist has none.
+ * The participants at `lockPath` in line order with their ids, as Curator LeaderLatch's
+ * getParticipants() (every child counts, the first leads); a node gone meanwhile is left out.
  */
 export async function readParticipants(
   session: ZkSession,

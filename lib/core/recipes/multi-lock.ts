@@ -15,9 +15,9 @@ export interface MultiLockHost {
 }
 
 /**
- * The paths of a multi-path lock in the one order every process takes them (docs/design.md "The lock family"):
- * sorted by lock path, duplicates dropped. Two callers asking for {a, b} and {b, a} both take a
- * first, so neither can hold b while waiting for a. Validates every path before anything is sent.
+ * The paths of a multi-path lock in the one order every process takes them: sorted by lock path,
+ * duplicates dropped, so {a, b} and {b, a} cannot deadlock (docs/design.md "The lock family").
+ * Validates every path before anything is sent.
  */
 export function canonicalOrder(host: MultiLockHost, paths: readonly string[]): string[] {
   if (!Array.isArray(paths) || paths.length === 0) {
@@ -38,11 +38,9 @@ export function canonicalOrder(host: MultiLockHost, paths: readonly string[]): s
 }
 
 /**
- * Takes every path, in canonical order, within one wait budget; all or nothing: on a timeout, an
- * abort or an error, what was taken is released (in reverse order) before the error is thrown.
- * A member lost before the last one is granted (its session expired or silent past its timeout,
- * its node deleted while watched) is such an error: the wait under way ends at once, and the
- * acquire fails with that member's LockLostError.
+ * Takes every path in canonical order within one wait budget, all or nothing: on a timeout, an
+ * abort or an error, what was taken is released in reverse order before the error is thrown. A
+ * member lost before the last is granted ends the wait at once with its LockLostError.
  */
 export async function acquireAll(
   host: MultiLockHost,

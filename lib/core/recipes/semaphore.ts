@@ -39,7 +39,7 @@ export interface SemaphoreHost {
   lockPathOf(path: string): string;
   acquire(path: string, options: AcquireOptions): Promise<LockHandle>;
   tryAcquire(path: string): Promise<LockHandle | null>;
-  /** Runs a read-only look at `path` (inspect()): documented errors only, ClientClosedError once closed. */
+  /** Runs a read-only look at `path` (inspect()): documented errors; closed: ClientClosedError. */
   look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T>;
 }
 
@@ -68,9 +68,8 @@ interface LeasesListing {
 
 /**
  * @internal
- * Counting semaphores of one client: the acquire protocol, the one child watch per leases node
- * this client keeps while it waits (no pile-up of watches), and the leases it holds (lost with
- * their session, released by close()).
+ * Counting semaphores of one client: the acquire protocol, one child watch per leases node while
+ * waiting, and the leases it holds (lost with their session, released by close()).
  */
 export class SemaphoreRecipe {
   private readonly leases = new Set<HeldLease>();
@@ -126,7 +125,7 @@ export class SemaphoreRecipe {
     };
   }
 
-  /** Its leases are lost; every child watch armed in it fires (its waits find the session ended). */
+  /** Its leases are lost; every child watch armed in it fires (its waits find the session gone). */
   onSessionLost(session: ZkSession, reason: 'session-expired' | 'connection-lost'): void {
     const detail = session.lossDetail(reason, 'the lease nodes');
     for (const lease of this.leases) if (lease.session === session) lease.lose(reason, detail);
@@ -284,8 +283,8 @@ export class SemaphoreRecipe {
           }
           if (children.length <= w.maxLeases) {
             // Granted only on a session proven alive, like a lock (docs/design.md "What holding
-            // means"): a listing read after this process stalled may describe a session the
-            // server has expired since. Listing again asks the server now: its answer proves the session or ends it.
+            // means"): a listing read after a stall may describe an expired session; listing
+            // again asks the server, whose answer proves the session or ends it.
             if (session.checkProvenAlive()) break;
             await untilUsable();
             continue;
@@ -404,10 +403,8 @@ export class SemaphoreRecipe {
 }
 
 /**
- * Leases held on one semaphore path: one ephemeral node each. Lost when its session is lost or
- * a node is deleted by someone else (watched only once watchForLoss() or a 'lost' listener asks,
- * like a held lock). release() deletes the nodes through the connection's current session, as a
- * lock's Contender does.
+ * Leases held on one semaphore path, one ephemeral node each; lost with the session or a node
+ * deleted by others (watched as a held lock's). release() deletes them as a Contender does.
  */
 class HeldLease extends HeldResource implements SemaphoreLease {
   private releasing?: Promise<void>;
@@ -416,7 +413,7 @@ class HeldLease extends HeldResource implements SemaphoreLease {
     path: string,
     readonly session: ZkSession,
     private readonly nodes: readonly ProtectedNode[],
-    /** The connection `session` belongs to (a lost session's nodes are deleted through its next). */
+    /** The connection of `session` (a lost session's nodes are deleted through its next one). */
     private readonly connection: ZkConnection,
     private readonly onEnd: (lease: HeldLease) => void,
   ) {
@@ -452,11 +449,8 @@ class HeldLease extends HeldResource implements SemaphoreLease {
 
   private async releaseOnce(): Promise<void> {
     if (this.state !== 'lost') this.state = 'released';
-    // An expired session took its nodes with it. A session our clock declared lost may not
-    // have: a server that restored it from its log keeps its nodes until it expires it, a
-    // session timeout after its start, and the next holder would wait that long. So they are
-    // deleted through the connection's current session (the names carry our uuids: ours
-    // whoever's session it is now); a node deleted by others answers NO_NODE.
+    // A session our clock declared lost may live on in a restored server for a session timeout:
+    // delete through the current session, as Contender.remove (the uuids make them ours).
     if (this.lostError?.reason !== 'session-expired') {
       const current = this.connection.current;
       await Promise.all(this.nodes.map((n) => n.remove(current)));
@@ -466,11 +460,10 @@ class HeldLease extends HeldResource implements SemaphoreLease {
 }
 
 /**
- * The end of one acquire's wait, whichever comes first: its signal (LockAbortedError), close()
- * (ClientClosedError), or its deadline during a wait (LockTimeoutError; ZooKeeperUnavailableError
- * without a session). The deadline bounds waiting (for room, a connection), not requests, as in
- * Curator: one that passed meanwhile ends the next wait as it starts. `error` is set
- * synchronously, so a grant checked after it takes no lease.
+ * The end of one acquire's wait, whichever first: its signal (LockAbortedError), close()
+ * (ClientClosedError), or its deadline during a wait (LockTimeoutError, or
+ * ZooKeeperUnavailableError without a session). The deadline bounds waits, not requests, as in
+ * Curator. `error` is set synchronously, so a grant checked after it takes no lease.
  */
 class WaitEnd {
   /** Why the caller stopped waiting; undefined while it waits. */
@@ -489,7 +482,7 @@ class WaitEnd {
       deadline?: number;
       waitTimeoutMs?: number;
       signal?: AbortSignal;
-      /** tryAcquire: it waits for nothing, a wait for the connection ends at once (as a lock's try). */
+      /** tryAcquire: waits for nothing; a wait for the connection ends at once (a lock's try). */
       tryOnly?: boolean;
     },
     /** The connection of the semaphore's session: tells a busy semaphore from an outage. */
@@ -540,9 +533,8 @@ class WaitEnd {
   }
 
   /**
-   * Recovery of a create in doubt: it must find its node whatever the caller does, so its wait
-   * for the connection does not end with the caller's; but the deadline may end the caller's
-   * wait meanwhile (ProtectedNode.recover).
+   * Recovery of a create in doubt must find its node whatever the caller does: its wait for the
+   * connection outlives the caller's, which the deadline may end (ProtectedNode.recover).
    */
   readonly usable = (session: ZkSession): Promise<boolean> => {
     if (session.state === 'connected') return Promise.resolve(true);
@@ -658,9 +650,8 @@ class SemaphoreLimits {
   }
 
   /**
-   * Called just before the first lease node's create: unless a record was verified earlier (then
-   * the listing's stamp tells whether it still stands), reads the record in the same round trip,
-   * ahead of the create, so it counts only the others' leases.
+   * Just before the first lease node's create: reads the record in the same round trip, unless one
+   * was verified (the listing's stamp then tells), so it counts only the others' leases.
    */
   readBeforeCreate(session: ZkSession, leasesPath: string): PendingRead | undefined {
     if (this.byPath.get(leasesPath)?.verified) return undefined;
@@ -670,10 +661,9 @@ class SemaphoreLimits {
   }
 
   /**
-   * Holding the acquirers' mutex, after the first listing that shows our first lease node:
-   * LockModeError when other leases stand behind another recorded limit; otherwise ours is (or
-   * is now) recorded. A read in doubt is asked again once `untilUsable()` resolved (it throws
-   * when the session is gone, or the caller's wait ended).
+   * Holding the mutex, after the first listing showing our first lease node: LockModeError when
+   * other leases stand behind another recorded limit, else ours is recorded. A read in doubt is
+   * asked again once `untilUsable()` resolved.
    */
   async claim(
     session: ZkSession,
