@@ -25,11 +25,9 @@ export interface LockTelemetryOptions {
   /** Default: the global one (`trace.getTracerProvider()`). */
   tracerProvider?: { getTracer(name: string): unknown };
   /**
-   * The path template of the call that is locking now, when its caller knows it and did not
-   * pass it as the call's `pathTemplate` (AcquireOptions), which comes first. It labels that
-   * call's events when it is one of `pathTemplates` and matches the path: two templates matching
-   * one path ('/a/<id>', '/a/<0.id>') each keep their own calls. Asked in the caller's async
-   * context.
+   * The path template of the call locking now, asked in the caller's async context when the call
+   * gave no `pathTemplate` (AcquireOptions). It labels the call's events when it is one of
+   * `pathTemplates` and matches the path, so two templates matching one path keep their own calls.
    */
   callTemplate?: () => string | undefined;
 }
@@ -38,9 +36,8 @@ type Listeners = { [E in keyof LockEvents]?: (payload: LockEvents[E]) => void };
 
 /**
  * OpenTelemetry metrics and spans of one ZkLockClient, from its events (docs/design.md
- * "Telemetry", docs/guides/observability.md): histograms of wait and hold time, counters of acquisitions, timeouts,
- * losses and skips, gauges of waiters and holders, and a span per wait. Every attribute is
- * bounded: the path template, the outcome, the loss reason.
+ * "Telemetry", docs/guides/observability.md). Every attribute is bounded: the path template, the
+ * outcome, the loss reason.
  */
 export class LockTelemetry {
   /** @internal The path templates and their matching (the NestJS module lists the templates). */
@@ -164,10 +161,7 @@ export class LockTelemetry {
     return held.label;
   }
 
-  /**
-   * The span of one wait, in the caller's context (the event is emitted there). It is created
-   * when the wait ends, with the wait's start as its start time.
-   */
+  /** The span of one wait, in the caller's context, created at its end with its start time. */
   private traceWait(
     api: OpenTelemetry,
     tracer: Tracer,
@@ -199,7 +193,7 @@ const SECONDS_BUCKETS = [
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 ];
 
-/** The instruments of docs/guides/observability.md (names, units and descriptions live here only). */
+/** The instruments of docs/guides/observability.md (names, units and descriptions only here). */
 function createLockInstruments(meter: Meter) {
   const seconds = (name: string, description: string) =>
     meter.createHistogram(name, {
@@ -231,7 +225,7 @@ function createLockInstruments(meter: Meter) {
   };
 }
 
-/** The label of lock paths that match no known template: one value, so cardinality stays bounded. */
+/** The label of lock paths that match no known template (one value: bounded cardinality). */
 export const OTHER_PATHS_LABEL = 'other';
 
 /** Most paths remembered with their label; the cache starts over beyond (memory stays bounded). */
@@ -245,9 +239,8 @@ interface Matcher {
 }
 
 /**
- * Turns concrete lock paths ('/locks/order:42') into the bounded label of metrics: the path
- * template they were made from ('/locks/order:<id>'), or OTHER_PATHS_LABEL. A placeholder
- * stands for part of one segment, as template values are encoded into one segment
+ * Turns concrete lock paths ('/locks/order:42') into the bounded metric label: their template
+ * ('/locks/order:<id>'), or OTHER_PATHS_LABEL. A placeholder stands for part of one segment
  * (docs/design.md "Paths and templates").
  */
 export class PathLabels {
