@@ -20,11 +20,9 @@ const HOST = /^[A-Za-z0-9._-]+$/;
 const SHOWN_CHARS = 100;
 
 /**
- * Parses `"host:port[,host:port...][/chroot]"` (ZooKeeper's form) and checks every part, so a
- * string the wire cannot use fails at once, not in a socket call later (`net.connect` throws on
- * a bad port outside any promise). The reason names the bad part by its place (`server 2`), its
- * host and port, never the whole string: text before an `@` (`user:password@`, which ZooKeeper
- * does not take) is never shown, nor is a port that is not a number.
+ * Parses `"host:port[,host:port...][/chroot]"` and checks every part, so a bad string fails now,
+ * not in `net.connect` (which throws outside any promise). The reason names the bad part by its
+ * place (`server 2`), never the whole string, text before an `@` or a non-numeric port.
  */
 export function parseConnectionString(
   value: string,
@@ -85,10 +83,7 @@ function shown(part: string): string {
   );
 }
 
-/**
- * A connection string as logs and error messages show it: any `user:password@` a server was
- * given is cut (such a string never connects, but it may be named in an error or a log line).
- */
+/** A connection string as logs and errors show it: any `user:password@` of a server cut. */
 export function withoutUserInfo(connectionString: string): string {
   return connectionString.replace(/[^,@/]*@/g, '');
 }

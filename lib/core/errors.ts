@@ -67,10 +67,8 @@ export class LockModeError extends ZkLockError {
 }
 
 /**
- * `waitTimeoutMs` elapsed before the lock was acquired. The waiter's node is removed. `ahead`:
- * how many callers were ahead of it in line, the holders and the waiters (every process's),
- * undefined when its place was not known yet (no node, or no listing yet). `advice` fits how
- * the lock was taken (the NestJS decorator gives its own options).
+ * `waitTimeoutMs` elapsed before the lock was acquired; the waiter's node is removed. `advice`
+ * fits how the lock was taken (the NestJS decorator gives its own options).
  */
 export class LockTimeoutError extends ZkLockError {
   /**
@@ -154,9 +152,8 @@ function aheadText(ahead: number | LockQueueAhead | undefined): string {
 export type WaitersLimitOption = 'maxWaitersPerPath' | 'maxWaiters';
 
 /**
- * The caller was refused at once, without waiting: `limit` callers of this client already wait
- * for the lock `path` (`option` 'maxWaitersPerPath', its read and write sides together) or for
- * any lock ('maxWaiters'). Nothing was sent to ZooKeeper for it.
+ * Refused at once, nothing sent: `limit` callers of this client already wait for the lock `path`
+ * (`option` 'maxWaitersPerPath', both sides of a read/write lock) or for any lock ('maxWaiters').
  */
 export class LockQueueFullError extends ZkLockError {
   constructor(
@@ -244,9 +241,9 @@ export class ZooKeeperUnavailableError extends ZkLockError {
 }
 
 /**
- * ZooKeeper answered AUTH_FAILED to the `auth` credentials and closed the session. The client
- * does not try again (the same credentials would fail the same way): every acquire fails with
- * this error until a new client is connected with credentials the servers accept.
+ * ZooKeeper answered AUTH_FAILED to the `auth` credentials and closed the session. Not retried
+ * (it would fail the same way): every acquire fails with this until a new client connects with
+ * credentials the servers accept.
  */
 export class ZooKeeperAuthFailedError extends ZkLockError {
   /** The servers, without any `user:password@`. */
@@ -268,9 +265,8 @@ export class ZooKeeperAuthFailedError extends ZkLockError {
 }
 
 /**
- * ZooKeeper refused a request on a lock's node (NOAUTH): the node's ACL does not grant this
- * client's identity. Typically another application, with other `auth` credentials and
- * `acl: 'creator'`, created the node. Not retried.
+ * ZooKeeper refused a request on a lock's node (NOAUTH): its ACL does not grant this client's
+ * identity, typically another application's `acl: 'creator'` node. Not retried.
  */
 export class LockAccessDeniedError extends ZkLockError {
   constructor(
@@ -286,10 +282,9 @@ export class LockAccessDeniedError extends ZkLockError {
 }
 
 /**
- * With `acl: 'creator'`, a node the lock relies on (the lock path, a semaphore's leases node, an
- * election's path) carries an ACL that grants identities other than this client's: they could
- * list the contenders and delete the holder's node. Nothing of ours is left in it. `found` and
- * `expected` are `scheme:id` entries (a digest id without its password hash).
+ * With `acl: 'creator'`, a node the lock relies on grants identities other than this client's,
+ * which could delete the holder's node; nothing of ours is left in it. `found` and `expected` are
+ * `scheme:id` entries (a digest id without its password hash).
  */
 export class UnexpectedAclError extends LockAccessDeniedError {
   constructor(

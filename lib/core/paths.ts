@@ -1,18 +1,15 @@
 // Lock paths: their validation (ZooKeeper's rules and our length limit), namespaces, segments.
 import { InvalidLockPathError } from './errors';
 
-// ZooKeeper's PathUtils.validatePath: control characters, the surrogate/private-use block and specials.
+// ZooKeeper's PathUtils.validatePath: control characters, surrogate/private-use block, specials.
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\uD800-\uF8FF\uFFF0-\uFFFF]/;
 
 /**
- * The longest lock path, in UTF-8 bytes, namespace included (docs/design.md "Paths and
- * templates"). A ZooKeeper server drops the connection on any request longer than its
- * `jute.maxbuffer` (1 MB by default, often set lower), and every request about a lock names its
- * path: a path near that size would turn each acquire into a reconnect storm. 4 KB
- * (Linux's PATH_MAX) is far above any key a lock needs, keeps every request about a lock 250
- * times below the default, and a listing of the path's parent (a tool's `ls /locks`) still
- * holds 250 such siblings.
+ * The longest lock path in UTF-8 bytes, namespace included (docs/design.md "Paths and
+ * templates"): every lock request names its path, and a server drops the connection on one over
+ * `jute.maxbuffer` (1 MB default). 4 KB (PATH_MAX) keeps requests 250 times below that, and a
+ * listing of the parent still holds 250 such siblings.
  */
 export const MAX_LOCK_PATH_BYTES = 4096;
 
@@ -82,10 +79,9 @@ function checkLength(full: string, shown = full): string {
 let checkedNamespace: string | undefined;
 
 /**
- * Encodes an untrusted value (an order id from a request) so it stays inside ONE path segment:
- * no "/", no "." or ".." segment, no character ZooKeeper forbids. Safe characters are kept as-is,
- * so "42" stays "42" and "a/b" becomes "a%2Fb". An empty value stays empty (the caller treats it as
- * missing; an empty segment is rejected by validateLockPath).
+ * Encodes an untrusted value (an order id) so it stays inside ONE path segment: no "/", no "." or
+ * ".." segment, no character ZooKeeper forbids; "42" stays "42", "a/b" becomes "a%2Fb". An empty
+ * value stays empty (the caller treats it as missing).
  */
 export function encodePathSegment(value: unknown): string {
   const text = textOf(value);

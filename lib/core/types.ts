@@ -15,12 +15,10 @@ export interface ZkLockClientOptions {
   /** Timeout of each ZooKeeper request. Default: the session timeout. */
   requestTimeoutMs?: number;
   /**
-   * How many ZooKeeper sessions the client keeps (1 to 16). Every lock path always uses the same
-   * one, chosen by a hash of its path (a semaphore's `locks` and `leases` nodes go with its path),
-   * so FIFO, re-entry and the mode checks are those of one session; a session lost loses only its
-   * own paths' locks. More sessions serve more requests at once (ZooKeeper serves one session's
-   * requests one at a time) and cost the ensemble a connection and pings each, counted against
-   * the servers' `maxClientCnxns` per client IP address. Default 1.
+   * How many ZooKeeper sessions the client keeps (1 to 16). A path always uses the same one (by a
+   * hash of its path; a semaphore's nodes go with its path), so FIFO, re-entry and mode checks are
+   * one session's, and a lost session loses only its paths' locks. More sessions serve more
+   * requests at once, at a connection each against the servers' `maxClientCnxns`. Default 1.
    */
   sessions?: number;
   /**
@@ -35,23 +33,20 @@ export interface ZkLockClientOptions {
    */
   parentCleanupDelayMs?: number;
   /**
-   * Most ZooKeeper nodes one process keeps per path. Each node stands for the batch of this
-   * process's callers that were waiting when it was created and serves them in turn; callers
-   * beyond wait in a local FIFO until one of our nodes goes. Default 2: the holding node plus
-   * one queued for the callers that arrived since. More nodes keep late callers' places in the
-   * ZooKeeper queue sooner but make batches smaller (more requests per lock operation).
+   * Most ZooKeeper nodes one process keeps per path, each serving in turn the callers waiting when
+   * it was created; later callers wait locally until one goes. Default 2: the holder plus one for
+   * callers since. More nodes queue late callers sooner, in smaller batches (more requests).
    */
   maxNodesPerPath?: number;
   /**
-   * Most callers of this client waiting for one lock path at a time (its read and write sides
-   * together; re-entries and tries do not wait). One more is refused at once with
-   * LockQueueFullError (HTTP 429 in the NestJS layer) instead of adding to a queue that grows as
-   * long as callers come faster than the lock serves them. Default 1_000.
+   * Most callers of this client waiting for one lock path at a time (read and write sides
+   * together; re-entries and tries do not wait). One more fails at once with LockQueueFullError
+   * (HTTP 429 in the NestJS layer) instead of growing the queue. Default 1_000.
    */
   maxWaitersPerPath?: number;
-  /** Most callers of this client waiting for any lock at a time (see maxWaitersPerPath). Default 10_000. */
+  /** Most callers waiting for any lock at a time (see maxWaitersPerPath). Default 10_000. */
   maxWaiters?: number;
-  /** Extra fields recorded in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
+  /** Extra fields in each lock node's data (besides host and pid), e.g. { app: 'orders' }. */
   nodeData?: Record<string, string | number>;
   /**
    * Digest credentials `"user:password"` (one or several), sent on every connection of every
@@ -60,12 +55,10 @@ export interface ZkLockClientOptions {
    */
   auth?: string | readonly string[];
   /**
-   * ACL of every node this client creates (lock paths, their parents, lock and lease nodes).
-   * 'open' (default, ZooKeeper's OPEN_ACL_UNSAFE): anyone may read, change or delete them.
-   * 'creator' (CREATOR_ALL_ACL): only this client's identity (`auth`, or a TLS client certificate
-   * the servers authenticate) may; others get LockAccessDeniedError, and cannot take the lock.
-   * With 'creator', a lock path whose ACL grants other identities (someone else made it) is
-   * refused with UnexpectedAclError, and nothing of ours is left in it.
+   * ACL of every node this client creates. 'open' (default, OPEN_ACL_UNSAFE): anyone may read,
+   * change or delete them. 'creator' (CREATOR_ALL_ACL): only this client's identity (`auth`, or a
+   * TLS client certificate) may, others get LockAccessDeniedError; a lock path whose ACL grants
+   * others is refused with UnexpectedAclError, and nothing of ours is left in it.
    */
   acl?: 'open' | 'creator';
   /**
@@ -79,11 +72,10 @@ export interface ZkLockClientOptions {
    */
   firstXid?: number;
   /**
-   * Where `connect()` sends its warnings, each once: `auth` without `tls` (the digest password
-   * crosses the network as plain bytes; code `ZKLOCK_AUTH_WITHOUT_TLS`), and with `acl: 'creator'`
-   * a namespace whose ACL grants identities other than this client's, or refuses it (code
-   * `ZKLOCK_NAMESPACE_ACL`). Default: a Node process warning with that code, printed to stderr;
-   * the NestJS module logs it through Nest's Logger.
+   * Where `connect()` sends its warnings, each once: `auth` without `tls` (the password crosses the
+   * network as plain bytes; `ZKLOCK_AUTH_WITHOUT_TLS`), and with `acl: 'creator'` a namespace ACL
+   * that grants others or refuses us (`ZKLOCK_NAMESPACE_ACL`). Default: a Node process warning
+   * with that code; the NestJS module logs it through Nest's Logger.
    */
   onWarning?: (message: string) => void;
 }
@@ -214,7 +206,7 @@ export interface SemaphoreLease {
   watchForLoss(): AbortSignal;
   readonly state: LockState;
   on(event: 'uncertain' | 'reconnected', listener: () => void): this;
-  /** 'lost' (LockLostError), once; a listener added after the loss is called then (see LockView). */
+  /** 'lost' (LockLostError), once; a listener added after the loss is called too (see LockView). */
   on(event: 'lost', listener: (error: import('./errors').LockLostError) => void): this;
   off(event: string, listener: (...args: any[]) => void): this;
   /** Idempotent: deletes the lease nodes. */
@@ -268,7 +260,7 @@ export interface LockNodeInfo {
   sequence: number;
   /** Hex session id of the owner. */
   sessionId: string;
-  /** Data recorded by the owner: host, pid, and nodeData (empty for foreign nodes, e.g. Curator's). */
+  /** Data the owner recorded: host, pid, nodeData (empty for foreign nodes, e.g. Curator's). */
   data: Record<string, unknown>;
 }
 
@@ -280,7 +272,7 @@ export interface LockInspection {
   path: string;
   /** The first holder (the oldest node), or null when nobody holds. */
   holder: LockNodeInfo | null;
-  /** Every node that holds now: the readers that hold together, or the one writer or mutex holder. */
+  /** Every node that holds now: the readers holding together, or the one writer or mutex holder. */
   holders: LockNodeInfo[];
   /** The nodes that wait, in the order they queued. */
   queue: LockNodeInfo[];
