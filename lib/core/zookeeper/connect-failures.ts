@@ -9,7 +9,6 @@ export class ConnectFailures {
 
   constructor(private readonly serverCount: () => number) {}
 
-  /** A plain socket failed. */
   socketFailed(err: Error): void {
     this.last = describeSocketFailure(err);
   }

@@ -174,7 +174,6 @@ function opSize(op: MultiOp): number {
   return path + 4;
 }
 
-/** A setData: path, data, expected version. */
 export function encodeSetData(xid: number, path: string, data: Buffer, version: number): Buffer {
   const size = stringSize(path) + bufferSize(data) + 4;
   return new Frame(size, xid, OP.SET_DATA).string(path).bytes(data).int(version).buffer;
@@ -251,7 +250,6 @@ export function encodeSetWatches(
   return frames;
 }
 
-/** A getACL: the path. */
 export function encodeGetAcl(xid: number, path: string): Buffer {
   return new Frame(stringSize(path), xid, OP.GET_ACL).string(path).buffer;
 }

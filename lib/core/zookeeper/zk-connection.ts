@@ -320,7 +320,6 @@ export function sessionIndexOf(lockPath: string, sessions: number): number {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a (32 bits, unsigned) of `bytes`. */
 function fnv1a(bytes: Uint8Array): number {
   let hash = FNV_OFFSET;
   for (const byte of bytes) hash = Math.imul(hash ^ byte, FNV_PRIME);

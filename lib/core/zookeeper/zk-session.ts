@@ -75,10 +75,7 @@ export interface ZkSessionOptions {
   firstXid?: number;
   /** @internal The client's round-trip estimate, fed by this session's replies. */
   roundTrips?: RoundTrips;
-  /**
-   * The client's namespace: lock paths hang below it, and it is never created as a lock path
-   * (ensureLockPath), so nothing of the library removes it.
-   */
+  /** The client's namespace: lock paths hang below it; never made a lock path, never removed. */
   namespace?: string;
   /** @internal Builds the session's wire (a spec hands a stand-in). */
   openWire?: (options: WireOptions) => ZkWire;
@@ -150,7 +147,6 @@ export class ZkSession extends EventEmitter {
   private endTimer?: NodeJS.Timeout;
   private endsAt = Infinity;
   private resolveEnded!: () => void;
-  /** Resolves once the session has ended. */
   private readonly ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
 
   constructor(private readonly options: ZkSessionOptions) {
@@ -304,10 +300,7 @@ export class ZkSession extends EventEmitter {
     this.wire.start();
   }
 
-  /**
-   * A server answers again (the owner's next session connected): a lost session still trying
-   * to close itself on the server has a session timeout from now, at the latest, to do so.
-   */
+  /** A server answers again: a lost session still closing has a session timeout from now. */
   serverReachable(): void {
     if (this.current === 'lost') this.endWithinAtMost(this.options.sessionTimeoutMs);
   }
@@ -319,10 +312,7 @@ export class ZkSession extends EventEmitter {
     return this.nextOf([...UP, 'lost', 'closed'], (event) => UP.includes(event));
   }
 
-  /**
-   * Resolves once connected; rejects when `timeoutMs` passes, the session ends first, or every
-   * server refused the TLS handshake (refusedEverywhere).
-   */
+  /** Resolves once connected; rejects on `timeoutMs`, the end, or TLS refused everywhere. */
   async waitConnected(timeoutMs: number): Promise<void> {
     if (this.state === 'connected') return;
     const gone = (): Error => this.goneError('connect', '/');
@@ -349,7 +339,6 @@ export class ZkSession extends EventEmitter {
     return this.options.namespace;
   }
 
-  /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
     return this.requests.getAcl(path);
   }
@@ -374,9 +363,8 @@ export class ZkSession extends EventEmitter {
   }
 
   /**
-   * Data and stat of a node; NO_NODE rejects (and leaves no watch behind, unlike exists). A
-   * watcher joins the one data watch this session keeps per path (DataWatches); `unwatchData`
-   * drops one that is not needed.
+   * Data and stat of a node; NO_NODE rejects and leaves no watch (unlike exists). A watcher joins
+   * the session's one data watch per path (DataWatches).
    */
   getData(path: string, watcher?: Watcher): Promise<{ data: Buffer | null; stat: Stat }> {
     const dispatcher = watcher ? this.watches.join(path, watcher) : undefined;
@@ -426,10 +414,7 @@ export class ZkSession extends EventEmitter {
     return this.current === 'closed' || this.current === 'lost-closed';
   }
 
-  /**
-   * The one move of the phase, along TRANSITIONS (false for any other): leaving the live phases
-   * refuses requests, and each move the owner hears of is emitted.
-   */
+  /** Moves the phase along TRANSITIONS (else false); leaving the live phases refuses requests. */
   private to(next: Phase, reason?: LossReason): boolean {
     if (!TRANSITIONS[this.current].includes(next)) return false;
     const from = this.current;
@@ -555,10 +540,7 @@ export class ZkSession extends EventEmitter {
     this.resolveEnded();
   }
 
-  /**
-   * The first of `events` this session emits, read by `settle` as it is emitted (or `settle` of
-   * 'timeout' once `timeoutMs` passed); no listener is left behind.
-   */
+  /** The first of `events` emitted (or 'timeout' after `timeoutMs`), read by `settle`; no leak. */
   private nextOf<T>(
     events: readonly string[],
     settle: (event: string) => T,
@@ -691,10 +673,7 @@ export class SessionClock {
     return this.silenceMs(now) <= this.safeWindowMs;
   }
 
-  /**
-   * The rules, applied at `now`: `stalled` when this process did not run for a while before it
-   * (a request must be sent, as for heard), and the verdict, if any.
-   */
+  /** The rules at `now`: `stalled` if this process did not run for a while (see heard), verdict. */
   tick(now: number): { stalled: boolean; verdict?: ClockVerdict } {
     const stalled = this.noticeStall(now);
     const silence = this.silenceMs(now);
@@ -742,7 +721,6 @@ export interface Listing {
 /** What the requests are given by the session they belong to. */
 interface RequestsOptions {
   timeoutMs: number;
-  /** The wire the requests are written to. */
   wire: ZkWire;
   /** The connection string's chroot, prefixed to every path sent. */
   chroot?: string;
@@ -756,10 +734,7 @@ interface RequestsOptions {
   roundTrips?: RoundTrips;
 }
 
-/**
- * A request frame longer than MAX_REQUEST_BYTES: InvalidLockOptionsError before it is sent (each
- * option has its own limit; this catches what they add up to).
- */
+/** A frame over MAX_REQUEST_BYTES: InvalidLockOptionsError before sending (options add up). */
 function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
   const bytes = frame.length - 4;
   if (bytes <= MAX_REQUEST_BYTES) return frame;
@@ -772,10 +747,7 @@ function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
   );
 }
 
-/**
- * Builds every request (path check, jute encoding) and gives it a deadline and one answer (reply,
- * error, or REQUEST_TIMEOUT); requests issued together leave in one write (ZkWire).
- */
+/** Builds every request (path check, jute) and gives it a deadline and exactly one answer. */
 export class SessionRequests {
   private readonly deadlines: RequestDeadlines;
   private refusing = false;
@@ -795,7 +767,6 @@ export class SessionRequests {
     return this.send('setData', path, encode, (r) => (r as { stat: Stat }).stat);
   }
 
-  /** The ACL of `path`, as the server stores it. */
   getAcl(path: string): Promise<AclEntry[]> {
     const encode = (): Buffer => encodeGetAcl(0, this.fullPath(path));
     return this.send('getACL', path, encode, (r) => (r as { acl: AclEntry[] }).acl);
@@ -863,10 +834,7 @@ export class SessionRequests {
     });
   }
 
-  /**
-   * A request encoded by jute.ts (`encode` throws on a bad path, before sending), checked against
-   * MAX_REQUEST_BYTES and written by the wire; `answer` reads the payload.
-   */
+  /** A jute request (a bad path throws before sending), size-checked, written; `answer` decodes. */
   private send<T>(
     op: string,
     path: string,
@@ -983,8 +951,8 @@ interface PathWatch {
 }
 
 /**
- * One dispatcher per path registered with the wire, which keeps every callback until the node
- * changes: waiters that gave up join and leave here instead of piling up there.
+ * One dispatcher per path registered with the wire (which keeps callbacks until the node
+ * changes), so waiters that gave up leave here instead of piling up there.
  */
 class DataWatches {
   private readonly paths = new Map<string, PathWatch>();

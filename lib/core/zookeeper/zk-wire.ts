@@ -43,7 +43,6 @@ export interface WireHandlers {
 
 export interface WireOptions {
   target: ConnectionTarget;
-  /** The session timeout asked for. */
   sessionTimeoutMs: number;
   credentials: ZkCredentials;
   handlers: WireHandlers;
