@@ -275,10 +275,7 @@ export class Contender {
     }
   }
 
-  /**
-   * A lost create reply: adopts our node found by uuid, or deletes it if nobody waits for it.
-   * The listing that showed it; 'again' to create again; undefined if done.
-   */
+  /** A lost create reply: adopts our node found by uuid, or deletes it if nobody waits for it. */
   private async recover(session: ZkSession): Promise<Listing | 'again' | undefined> {
     const found = await this.node.recover(session, { keepGoing: () => this.keepRecovering() });
     if (found === 'not-found') return 'again';
@@ -305,10 +302,7 @@ export class Contender {
     });
   }
 
-  /**
-   * Waits for the lock node to be re-created below SEQUENCE_GUARD, its place "busy" meanwhile (a
-   * try gives up, a timeout counts who is ahead). False if given up.
-   */
+  /** Waits for a lock node below SEQUENCE_GUARD, its place "busy" meanwhile; false if given up. */
   private async waitForSequenceReset(session: ZkSession): Promise<boolean> {
     await waitForSequenceReset(
       session,
@@ -751,20 +745,12 @@ export function isOwnLockPath(data: Buffer | null, stat: Stat): boolean {
   return data.equals(LOCK_PATH_DATA) || recordedLimit(data) !== undefined;
 }
 
-/**
- * @internal
- * Whether `path` is `namespace` or one of its ancestors: created persistent without the marker
- * and never removed (ensureLockPath, ParentReaper), whatever data it carries.
- */
+/** @internal `path` is `namespace` or above: persistent, never removed, whatever its data. */
 export function isNamespace(path: string, namespace: string | undefined): boolean {
   return !!namespace && (namespace === path || namespace.startsWith(path + '/'));
 }
 
-/**
- * @internal
- * How a request in doubt is asked again: while `keepGoing()` (default: always), once
- * `usable(session)` resolved true (default: session.whenUsable()).
- */
+/** @internal How a request in doubt is asked again: while `keepGoing()`, once `usable()`. */
 export interface Recovery {
   keepGoing?: () => boolean;
   usable?: (session: ZkSession) => Promise<boolean>;

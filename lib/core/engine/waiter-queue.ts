@@ -227,10 +227,7 @@ export class WaiterQueue {
     return [...this.holding.values()].flatMap((locks) => [...locks]);
   }
 
-  /**
-   * Waits for the lock; rejects with LockTimeoutError / LockAbortedError when it gives up.
-   * `waitTimeoutMs: 0` tries once: the lock if it is free now, else a LockTimeoutError.
-   */
+  /** Waits for the lock (LockTimeoutError, LockAbortedError); `waitTimeoutMs: 0` tries once. */
   acquire(options: { waitTimeoutMs?: number; signal?: AbortSignal }): Promise<HeldLock> {
     const { waitTimeoutMs, signal } = options;
     // Before the try-once below too: a caller whose deadline ran out while its abort landed
@@ -433,10 +430,7 @@ export class WaiterQueue {
     });
   }
 
-  /**
-   * One new node for the callers still without one (they asked before anything after it), at
-   * most MAX_BATCH of them, first come first, if exclusive; the others get the next node.
-   */
+  /** One new node for the callers without one (if exclusive, the first MAX_BATCH of them). */
   private queueNode(): void {
     const waiting = this.waiters.filter((w) => !w.contender);
     const batch = this.driver.shared ? waiting : waiting.slice(0, MAX_BATCH);
@@ -821,10 +815,7 @@ export class ParentReaper {
   }
 }
 
-/**
- * What a waiter whose node could not be queued is told: only documented errors (errors.ts), each
- * naming the lock path. A raw ZooKeeper request error never reaches a caller.
- */
+/** A failed queueing as a documented error (errors.ts) naming the lock path, never a raw one. */
 export function acquireError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
   if (err instanceof ZooKeeperUnavailableError) {
     return new ZooKeeperUnavailableError(
