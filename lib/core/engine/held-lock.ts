@@ -87,10 +87,7 @@ export class HeldResource {
     return () => listeners.delete(listener);
   }
 
-  /**
-   * No longer ours: abort the signal with a LockLostError. `client-closed` means we released it
-   * ourselves (ZkLockClient.close()), so the state becomes 'released', not 'lost'.
-   */
+  /** No longer ours: aborts the signal; `client-closed` (our close()) makes it 'released'. */
   lose(reason: LockLossReason, detail: string): void {
     if (this.state === 'lost' || this.state === 'released') return;
     this.state = reason === 'client-closed' ? 'released' : 'lost';
@@ -140,10 +137,7 @@ export class HeldLock extends HeldResource {
     super(path, () => contender.watchSelf(), onLost);
   }
 
-  /**
-   * Lost while its owner still holds it (not released yet): a re-entry in the owner's scope
-   * would wait for the owner itself, so it fails with this instead.
-   */
+  /** Lost while its owner still holds it: a re-entry would wait for the owner, so fails. */
   get lostWhileHeld(): LockLostError | undefined {
     return this.state === 'lost' && this.count > 0 ? this.lostError : undefined;
   }
