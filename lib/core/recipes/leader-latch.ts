@@ -57,10 +57,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   private rejoinDelayMs = REJOIN_DELAY_MS;
   /** Whether a node of ours has had its place in line: from then on a failed join is retried. */
   private everJoined = false;
-  /**
-   * Set the moment close() is called, before leave() tells waiters and listeners: a close() from
-   * one of them gets this same promise.
-   */
+  /** Set as close() is called, before leave() tells anyone: their close() gets this promise. */
   private closing?: Promise<void>;
 
   /** @internal made by ZkLockClient.election() */
@@ -394,10 +391,7 @@ export class ElectionRegistry {
     return new LeaderLatch(this, this.connectionOf(lockPath), path, lockPath, id);
   }
 
-  /**
-   * An election joins: session events reach it, its path is kept from cleanup. Throws
-   * ClientClosedError once the client is closing.
-   */
+  /** An election joins: session events reach it, its path is kept; ClientClosedError if closing. */
   started(election: LeaderLatch): void {
     if (this.closing) throw new ClientClosedError(election.path, 'lead');
     this.running.add(election);

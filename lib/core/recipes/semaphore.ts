@@ -246,10 +246,7 @@ export class SemaphoreRecipe {
     }
   }
 
-  /**
-   * Holding the semaphore's mutex (released when done): creates the lease nodes, waiting for
-   * room after each, until `end` (then deletes them).
-   */
+  /** Holding the mutex: creates lease nodes, waiting for room after each; `end` deletes them. */
   private async takeLeases(w: Ask, end: WaitEnd, mutex: LockHandle): Promise<HeldLease | null> {
     const nodes: ProtectedNode[] = [];
     let session: ZkSession;
@@ -314,10 +311,7 @@ export class SemaphoreRecipe {
     return lease;
   }
 
-  /**
-   * Lists the leases, again after a request in doubt once `untilUsable()` resolved (it throws
-   * SessionEnded if the session goes, or the end of the caller's wait).
-   */
+  /** Lists the leases; asks again after a request in doubt once `untilUsable()` resolved. */
   private async list(
     session: ZkSession,
     leasesPath: string,
@@ -359,10 +353,7 @@ export class SemaphoreRecipe {
     }
   }
 
-  /**
-   * Deletes the nodes of an attempt that gave up without making its caller wait for it (during
-   * an outage that can take until the session is gone); close() waits for it.
-   */
+  /** Deletes a given-up attempt's nodes without making its caller wait (close() waits). */
   private removeAll(leasesPath: string, nodes: readonly ProtectedNode[]): void {
     this.background(leasesPath, Promise.all(nodes.map((n) => n.remove())));
   }
