@@ -48,10 +48,7 @@ export interface WireOptions {
   handlers: WireHandlers;
   /** Longest random wait before a new round over every server (default 200 ms). */
   spinDelayMs?: number;
-  /**
-   * Opens the socket of one attempt; by default a TCP socket, or a TLS one when the credentials
-   * ask for TLS (a spec hands its own to feed the wire bytes cut where it wants).
-   */
+  /** Opens an attempt's socket: TCP, or TLS if the credentials ask (a spec hands its own). */
   openSocket?: (server: ZkServerAddress) => Socket;
 }
 
@@ -124,10 +121,7 @@ export class ZkWire {
     return this.current === 'connected' && this.handshaken;
   }
 
-  /**
-   * A CLOSE_SESSION was written on the connection that is up now, and the server has not closed
-   * that connection yet (`connected` is false from the close on).
-   */
+  /** A CLOSE_SESSION was written on the current connection, which the server has not closed. */
   get closeOnConnection(): boolean {
     return this.current === 'closing' && this.handshaken;
   }
