@@ -660,10 +660,7 @@ export class ProtectedNode {
     }
   }
 
-  /**
-   * The nodes of `children` with our uuid besides ours (a create in doubt that committed twice):
-   * deleted now, or we would wait behind our own node for as long as the session lives.
-   */
+  /** Deletes our uuid's other nodes (a doubled create), or we would wait behind our own. */
   deleteStrays(children: readonly string[]): string[] {
     const strays = ownNodes(children, this.uuid).filter((c) => c !== this.ownName);
     for (const name of strays) {

@@ -307,10 +307,7 @@ export class WaiterQueue {
     this.pump();
   }
 
-  /**
-   * `session` dropped its connection: its holders are uncertain, and if it is this queue's
-   * session, tries under way answer now (another session of the pool is no reason to).
-   */
+  /** `session` dropped: its holders are uncertain; tries on this queue's session answer now. */
   onSuspended(session: ZkSession): void {
     for (const lock of this.holdersIn(session)) lock.suspend();
     if (session !== this.ctx.connection.current) return;
