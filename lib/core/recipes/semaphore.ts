@@ -156,10 +156,7 @@ export class SemaphoreRecipe {
     while (this.inflight.size > 0) await Promise.all([...this.inflight]);
   }
 
-  /**
-   * The semaphore whose mutex `path` is (`<semaphore>/locks`, namespace not applied, as events
-   * show it), while an acquire, a try or a lease of that semaphore is under way here.
-   */
+  /** The semaphore whose mutex is `path` (`<semaphore>/locks` as events show it), while in use. */
   semaphoreOfMutex(path: string): string | undefined {
     if (!path.endsWith(`/${LOCKS}`)) return undefined;
     const semaphore = path.slice(0, -LOCKS.length - 1);
@@ -497,10 +494,7 @@ class WaitEnd {
     if (this.error) throw this.error;
   }
 
-  /**
-   * `step` (some requests of the acquire), or the end if it comes first. A value `step` yields
-   * after the end is handed to `orphan` (the caller no longer takes it).
-   */
+  /** `step`, or the end if it comes first; a value `step` yields after the end goes to `orphan`. */
   race<T>(step: Promise<T>, orphan?: (value: T) => void): Promise<T> {
     return this.settle(step, false, orphan);
   }
