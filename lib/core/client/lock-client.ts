@@ -460,10 +460,7 @@ export class ZkLockClient extends EventEmitter {
     };
   }
 
-  /**
-   * The pool's events as the client's; each member's session events to its own queues, and to
-   * the leases and elections, which filter by their own session.
-   */
+  /** The pool's events as the client's; member session events to its queues, leases, elections. */
   private watchSessions(): void {
     this.pool.on('member', (session: SessionInfo) => this.emit('session', session));
     this.pool.on('state', (state: ConnectionState) => this.emit('state', state));
