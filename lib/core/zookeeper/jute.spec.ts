@@ -11,6 +11,7 @@ import {
   encodePathWatch,
   decodeReply,
   decodeReplyFrame,
+  withChroot,
 } from './jute';
 
 // Expected bytes were taken once from a reference jute implementation (node-zookeeper-client's):
@@ -25,8 +26,6 @@ const PATHS = ['/', '/locks/order:42', '/app/ünïcödé/_c_1-lock-0000000007', 
 const CHROOTS = [undefined, '/chroot/app'];
 const XIDS = [0, 1, 0x7fffffff, -8];
 const ACLS = [ACL.OPEN_ACL_UNSAFE, ACL.CREATOR_ALL_ACL] as AclEntry[][];
-const withChroot = (chroot: string | undefined, path: string): string =>
-  !chroot ? path : path === '/' ? chroot : chroot + path;
 
 describe('our jute encoders, byte for byte against the bytes of a reference jute implementation', () => {
   it.each([
@@ -39,7 +38,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
         for (const acl of ACLS) {
           for (const flags of [0, 1, 2, 3]) {
             for (const xid of XIDS) {
-              frames.push(encodeCreate(xid, withChroot(chroot, path), data, acl, flags));
+              frames.push(encodeCreate(xid, withChroot(path, chroot), data, acl, flags));
             }
           }
         }
@@ -68,7 +67,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
       const frames: Buffer[] = [];
       for (const path of PATHS) {
         for (const acl of ACLS) {
-          frames.push(encodeCreate(7, withChroot(chroot, path), data, acl, CONTAINER));
+          frames.push(encodeCreate(7, withChroot(path, chroot), data, acl, CONTAINER));
         }
       }
       expect(sha256(frames)).toBe(expected);
@@ -89,7 +88,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
     const frames: Buffer[] = [];
     for (const path of PATHS) {
       for (const version of [-1, 0, 7, 0x7fffffff]) {
-        for (const xid of XIDS) frames.push(encodeDelete(xid, withChroot(chroot, path), version));
+        for (const xid of XIDS) frames.push(encodeDelete(xid, withChroot(path, chroot), version));
       }
     }
     expect(sha256(frames)).toBe(expected);
@@ -134,7 +133,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
       for (const path of PATHS) {
         for (const watch of [true, false]) {
           for (const xid of XIDS) {
-            frames.push(encodePathWatch(xid, type, withChroot(chroot, path), watch));
+            frames.push(encodePathWatch(xid, type, withChroot(path, chroot), watch));
           }
         }
       }
