@@ -168,6 +168,7 @@ export class TcpProxy {
         client.destroy();
         // What the proxy passed on reaches the server, then a FIN: destroying the socket could
         // drop bytes still in its buffer, or reset a server that has not read them yet.
+        if (upstream.destroyed) return;
         upstream.end();
         setTimeout(() => upstream.destroy(), 2000).unref();
       });
