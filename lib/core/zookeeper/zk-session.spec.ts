@@ -3,8 +3,16 @@
  * the wire's events (a stand-in wire the spec plays the server with), the clock (fake timers)
  * and the owner's calls. The log holds what the session emitted and asked of the wire, in order.
  */
+import { AssertionError } from 'node:assert';
 import { vi } from 'vitest';
-import { Phase, RequestDeadlines, SessionClock, TRANSITIONS, ZkSession } from './zk-session';
+import {
+  Phase,
+  RequestDeadlines,
+  SessionClock,
+  TRANSITIONS,
+  ZkSession,
+  validatePath,
+} from './zk-session';
 import type { WireHandlers, WireOptions, ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
 import type { ZkServerError } from './zk-errors';
@@ -493,5 +501,46 @@ describe('RequestDeadlines', () => {
     deadlines.idle();
     vi.advanceTimersByTime(1000);
     expect(expired).toEqual(['a']);
+  });
+});
+
+describe('validatePath', () => {
+  /** What validatePath throws for `path` (an AssertionError's message), or 'ok'. */
+  const verdict = (path: unknown): string => {
+    try {
+      validatePath(path as string);
+      return 'ok';
+    } catch (err) {
+      expect(err).toBeInstanceOf(AssertionError);
+      return (err as Error).message;
+    }
+  };
+
+  it('takes absolute paths without empty, "." or ".." segments', () => {
+    for (const path of ['/', '/a', '/locks/order:42', '/a/.b/..c/d.', '/.../x', '/a/b..']) {
+      expect({ path, verdict: verdict(path) }).toEqual({ path, verdict: 'ok' });
+    }
+  });
+
+  it('refuses every other shape with the first rule it breaks, in order', () => {
+    const cases: [unknown, string][] = [
+      ['', 'Node path must be a non-empty string.'],
+      [undefined, 'Node path must be a non-empty string.'],
+      [42, 'Node path must be a non-empty string.'],
+      ['a/b', 'Node path must start with / character.'],
+      ['//', 'Node path must not end with / character.'],
+      ['/a/', 'Node path must not end with / character.'],
+      ['/a/./b/', 'Node path must not end with / character.'],
+      ['/a//b', 'Node path must not contain empty node name.'],
+      ['/./a//b', 'Node path must not contain empty node name.'],
+      ['/a/../b//c', 'Node path must not contain empty node name.'],
+      ['/.', 'Node path must not contain relative path(s).'],
+      ['/..', 'Node path must not contain relative path(s).'],
+      ['/a/./b', 'Node path must not contain relative path(s).'],
+      ['/a/..', 'Node path must not contain relative path(s).'],
+    ];
+    for (const [path, message] of cases) {
+      expect({ path, verdict: verdict(path) }).toEqual({ path, verdict: message });
+    }
   });
 });
