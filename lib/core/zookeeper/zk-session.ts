@@ -81,22 +81,37 @@ export interface ZkSessionOptions {
   openWire?: (options: WireOptions) => ZkWire;
 }
 
-function check(ok: boolean, message: string): void {
-  if (!ok) throw new AssertionError({ message });
-}
-
 /**
  * The shape check every path gets before it is sent (an AssertionError, thrown synchronously):
- * absolute, no trailing `/`, no empty or relative segment. The engine checks the full rules of
- * ZooKeeper's PathUtils itself (paths.ts); this guards the session's own callers.
+ * absolute, no trailing `/`, no empty or relative segment, in that order (the first rule broken is
+ * named). The engine checks the full rules of ZooKeeper's PathUtils itself (paths.ts); this guards
+ * the session's own callers. One pass over the characters.
  */
 export function validatePath(path: string): void {
-  check(!!path && typeof path === 'string', 'Node path must be a non-empty string.');
-  check(path[0] === '/', 'Node path must start with / character.');
-  if (path.length === 1) return;
-  check(path[path.length - 1] !== '/', 'Node path must not end with / character.');
-  check(!/\/\//.test(path), 'Node path must not contain empty node name.');
-  check(!/\/\.(\.)?(\/|$)/.test(path), 'Node path must not contain relative path(s).');
+  if (!path || typeof path !== 'string') return refuse('Node path must be a non-empty string.');
+  if (path[0] !== '/') return refuse('Node path must start with / character.');
+  const last = path.length - 1;
+  if (last === 0) return;
+  if (path[last] === '/') return refuse('Node path must not end with / character.');
+  let relative = false;
+  let start = 1; // the current segment's first character
+  for (let i = 1; i <= path.length; i++) {
+    if (i <= last && path.charCodeAt(i) !== SLASH) continue;
+    const length = i - start;
+    if (length === 0) return refuse('Node path must not contain empty node name.');
+    if (length <= 2 && path.charCodeAt(start) === DOT && path.charCodeAt(i - 1) === DOT) {
+      relative = true;
+    }
+    start = i + 1;
+  }
+  if (relative) refuse('Node path must not contain relative path(s).');
+}
+
+const SLASH = 47;
+const DOT = 46;
+
+function refuse(message: string): never {
+  throw new AssertionError({ message });
 }
 
 /**
