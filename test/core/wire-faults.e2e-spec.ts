@@ -34,9 +34,9 @@ function countAnswers(): { twice: string[]; restore(): void } {
   const request = ZkWire.prototype.request;
   ZkWire.prototype.request = function (this: ZkWire, type, frame, answer) {
     let answers = 0;
-    return request.call(this, type, frame, (err, payload) => {
-      if (++answers > 1) twice.push(`type ${type}: ${err?.message ?? 'answered'}`);
-      answer(err, payload);
+    return request.call(this, type, frame, (code, payload) => {
+      if (++answers > 1) twice.push(`type ${type}: ${code === 0 ? 'answered' : `code ${code}`}`);
+      answer(code, payload);
     });
   };
   return { twice, restore: () => void (ZkWire.prototype.request = request) };

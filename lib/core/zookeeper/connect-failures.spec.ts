@@ -50,7 +50,8 @@ describe('the wire over TLS', () => {
     const wire = new ZkWire({
       target: { servers: [{ host: '127.0.0.1', port }] },
       sessionTimeoutMs: 30_000,
-      credentials,
+      tlsOptions: (server) => credentials.tlsOptions(server),
+      authPackets: [],
       handlers: {
         connected: () => connected(),
         disconnected: () => undefined,

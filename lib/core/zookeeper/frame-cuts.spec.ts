@@ -15,7 +15,6 @@ import { ACL, type AclEntry, type Watcher, type WatcherEvent } from './zk-client
 import { SessionRequests } from './zk-session';
 import { MAX_REQUEST_BYTES, OP, encodeCreate, encodePathWatch } from './jute';
 import { ZkWire } from './zk-wire';
-import { ZkCredentials } from './zk-credentials';
 import { InvalidLockOptionsError } from '../errors';
 import { ZkRequestError } from './zk-errors';
 
@@ -113,10 +112,10 @@ class Wire {
       cb: (err: unknown, stat?: unknown) => void,
     ) => {
       const frame = encodePathWatch(0, OP.EXISTS, path, !!watcher);
-      this.zk.request(OP.EXISTS, frame, (err, payload) => {
-        const stat = err ? undefined : (payload as { stat: unknown }).stat;
-        if (watcher && !err) this.zk.watch('data', path, watcher);
-        cb(err, stat);
+      this.zk.request(OP.EXISTS, frame, (code, payload) => {
+        const stat = code !== 0 ? undefined : (payload as { stat: unknown }).stat;
+        if (watcher && code === 0) this.zk.watch('data', path, watcher);
+        cb(code !== 0 ? { code } : null, stat);
       });
     },
     getSessionId: (): Buffer => this.zk.sessionCredentials().id,
@@ -126,7 +125,7 @@ class Wire {
     this.zk = new ZkWire({
       target: { servers: [SERVER] },
       sessionTimeoutMs: ASKED_MS,
-      credentials: ZkCredentials.none,
+      authPackets: [],
       openSocket: () => {
         this.socket = new TestSocket();
         return this.socket as unknown as Socket;

@@ -8,8 +8,7 @@ import {
   ZooKeeperUnavailableError,
   type ConnectFailure,
 } from '../errors';
-import { ZkSession, ZkSessionOptions } from './zk-session';
-import { RoundTrips } from './zk-wire';
+import { RoundTrips, ZkSession, ZkSessionOptions } from './zk-session';
 
 export interface ZkConnectionOptions extends ZkSessionOptions {
   connectTimeoutMs: number;
@@ -21,7 +20,11 @@ export interface ZkConnectionOptions extends ZkSessionOptions {
  */
 export class ZkConnection extends EventEmitter {
   state: ConnectionState = 'LOST';
-  private session: ZkSession;
+  /**
+   * The current session (connected, suspended, or a new one still connecting), replaced here only,
+   * when lost. A field: the engine reads it for every request, and reading it runs nothing.
+   */
+  current: ZkSession;
   private closed = false;
   private hadSession = false;
   /** The current session replaces one lost because this process stalled, and is not up yet. */
@@ -41,7 +44,7 @@ export class ZkConnection extends EventEmitter {
   private constructor(private readonly options: ZkConnectionOptions) {
     super();
     this.setMaxListeners(0);
-    this.session = this.newSession();
+    this.current = this.newSession();
   }
 
   /** Connects the first session; ZooKeeperUnavailableError if none within connectTimeoutMs. */
@@ -60,9 +63,9 @@ export class ZkConnection extends EventEmitter {
     }
     const startedAt = Date.now();
     try {
-      await connection.session.waitConnected(options.connectTimeoutMs);
+      await connection.current.waitConnected(options.connectTimeoutMs);
     } catch {
-      const session = connection.session;
+      const session = connection.current;
       await connection.close();
       throw (
         connection.failure ?? connection.unavailable(session, options.connectTimeoutMs, startedAt)
@@ -75,14 +78,9 @@ export class ZkConnection extends EventEmitter {
     return this.options.requestTimeoutMs;
   }
 
-  /** The current session (connected, suspended, or a new one still connecting). */
-  get current(): ZkSession {
-    return this.session;
-  }
-
   /** The current session once it is connected. */
   async ready(timeoutMs = this.options.connectTimeoutMs): Promise<ZkSession> {
-    const session = this.session;
+    const session = this.current;
     if (this.failure) throw this.failure;
     // Connected now (our state follows the current session's events): no need to ask it.
     if (!this.closed && (this.state === 'CONNECTED' || this.state === 'RECONNECTED')) {
@@ -91,10 +89,10 @@ export class ZkConnection extends EventEmitter {
     const startedAt = Date.now();
     await session.waitConnected(timeoutMs).catch(() => {
       if (this.failure) throw this.failure;
-      if (this.session !== session && !this.closed) return; // replaced meanwhile: retry below
+      if (this.current !== session && !this.closed) return; // replaced meanwhile: retry below
       throw this.unavailable(session, timeoutMs, startedAt);
     });
-    if (this.session !== session) return this.ready(timeoutMs);
+    if (this.current !== session) return this.ready(timeoutMs);
     return session;
   }
 
@@ -117,7 +115,7 @@ export class ZkConnection extends EventEmitter {
     this.closed = true;
     // A lost session may still be closing itself in the background: closed now, it ends at once
     // unless its close is already on the wire (ZkSession.close), so nothing outlives close().
-    await Promise.all([this.session.close(), ...[...this.lostSessions].map((s) => s.close())]);
+    await Promise.all([this.current.close(), ...[...this.lostSessions].map((s) => s.close())]);
     this.setState('CLOSED');
     this.removeAllListeners();
   }
@@ -144,8 +142,8 @@ export class ZkConnection extends EventEmitter {
         session.once('closed', () => this.lostSessions.delete(session));
         this.emit('session-lost', session, reason);
         if (this.failure) return; // the same credentials would be refused again: never retry
-        this.session = this.newSession();
-        this.emit('session', this.session);
+        this.current = this.newSession();
+        this.emit('session', this.current);
       }),
     );
     session.start();

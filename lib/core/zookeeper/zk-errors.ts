@@ -8,6 +8,7 @@ import {
 /** ZooKeeper error codes we act on (org.apache.zookeeper.KeeperException.Code). */
 export const ZkCode = {
   CONNECTION_LOSS: -4,
+  BAD_ARGUMENTS: -8,
   NO_NODE: -101,
   BAD_VERSION: -103,
   NO_CHILDREN_FOR_EPHEMERALS: -108,
@@ -67,16 +68,17 @@ const OPERATIONS: Record<string, string> = {
 };
 
 /**
- * The documented error for a request refused for who we are: NOAUTH (the ACL does not grant us;
- * for a create, the parent's), INVALID_ACL (acl 'creator' on an unauthenticated connection) or
- * AUTH_FAILED (credentials refused, the session is over).
+ * The one error a request answered with `code` gets: for a refusal of who we are the documented
+ * one (NOAUTH: the ACL does not grant us, for a create the parent's; INVALID_ACL: acl 'creator' on
+ * an unauthenticated connection; AUTH_FAILED: the credentials were refused, the session is over),
+ * else a ZkRequestError naming the code (every code decodes, see codeName).
  */
-export function refusedAccess(
-  code: number | undefined,
+export function requestError(
+  code: number,
   op: string,
   path: string,
   authFailure: ZooKeeperAuthFailedError | undefined,
-): Error | undefined {
+): Error {
   if (code === ZkCode.NO_AUTH) {
     const target = op === 'create' ? path.slice(0, Math.max(1, path.lastIndexOf('/'))) : path;
     return new LockAccessDeniedError(target, OPERATIONS[op] ?? op);
@@ -90,7 +92,7 @@ export function refusedAccess(
     );
   }
   if (code === ZkCode.AUTH_FAILED && authFailure) return authFailure;
-  return undefined;
+  return new ZkRequestError(code, op, path, `ZooKeeper ${op} "${path}": ${codeName(code)}[${code}]`);
 }
 
 /** ZooKeeper 3.9's KeeperException.Code, code to name (the names as the Java enum spells them). */
@@ -135,15 +137,4 @@ export const ZOOKEEPER_CODES: readonly number[] = [...NAMES.keys()];
 /** The name of `code`; a code no ZooKeeper release defines yet reads as UNKNOWN_CODE. */
 export function codeName(code: number): string {
   return NAMES.get(code) ?? 'UNKNOWN_CODE';
-}
-
-/**
- * A request's error as the server coded it (`code` is the number; the message its name), or as
- * the connection ended it (CONNECTION_LOSS, SESSION_EXPIRED, AUTH_FAILED for requests in flight).
- */
-export class ZkServerError extends Error {
-  constructor(readonly code: number) {
-    super(`${codeName(code)}[${code}]`);
-    this.name = 'ZkServerError';
-  }
 }

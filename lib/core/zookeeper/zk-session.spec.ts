@@ -8,6 +8,7 @@ import { vi } from 'vitest';
 import {
   Phase,
   RequestDeadlines,
+  RoundTrips,
   SessionClock,
   TRANSITIONS,
   ZkSession,
@@ -15,7 +16,6 @@ import {
 } from './zk-session';
 import type { WireHandlers, WireOptions, ZkWire } from './zk-wire';
 import { ZkCredentials } from './zk-credentials';
-import type { ZkServerError } from './zk-errors';
 import { ZkCode } from './zk-errors';
 
 const TIMEOUT = 3_000;
@@ -27,7 +27,7 @@ class StandInWire {
   closeOnConnection = false;
   negotiatedTimeoutMs = 0;
   /** Requests written, each with the callback that answers it. */
-  readonly requests: ((err: ZkServerError | null) => void)[] = [];
+  readonly requests: ((code: number) => void)[] = [];
 
   constructor(
     readonly handlers: WireHandlers,
@@ -38,7 +38,7 @@ class StandInWire {
   startXidsAt(): void {}
   watch(): void {}
 
-  request(_type: number, _frame: Buffer, answer: (err: ZkServerError | null) => void): void {
+  request(_type: number, _frame: Buffer, answer: (code: number) => void): void {
     this.requests.push(answer);
   }
 
@@ -119,7 +119,7 @@ describe('ZkSession, its state machine', () => {
     handshake();
     expect(session.state).toBe('connecting');
     expect(wire().requests).toHaveLength(1);
-    wire().requests[0](null);
+    wire().requests[0](0);
     return ticks().then(() => {
       expect(log).toEqual(['connected']);
       expect(session.state).toBe('connected');
@@ -542,5 +542,32 @@ describe('validatePath', () => {
     for (const [path, message] of cases) {
       expect({ path, verdict: verdict(path) }).toEqual({ path, verdict: message });
     }
+  });
+});
+
+describe('RoundTrips', () => {
+  it('knows nothing before a first answer', () => {
+    expect(new RoundTrips().timeoutMs).toBeUndefined();
+  });
+
+  it('starts at three times the first round trip (RFC 6298)', () => {
+    const trips = new RoundTrips();
+    trips.observe(10);
+    expect(trips.timeoutMs).toBe(30);
+  });
+
+  it('settles near a steady round trip, and rises with a slower one', () => {
+    const trips = new RoundTrips();
+    for (let i = 0; i < 100; i++) trips.observe(4);
+    expect(trips.timeoutMs).toBeCloseTo(4, 3);
+    trips.observe(40);
+    expect(trips.timeoutMs!).toBeGreaterThan(40);
+  });
+
+  it('ignores a sample that is not a duration', () => {
+    const trips = new RoundTrips();
+    trips.observe(Number.NaN);
+    trips.observe(-1);
+    expect(trips.timeoutMs).toBeUndefined();
   });
 });

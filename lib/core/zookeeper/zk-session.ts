@@ -1,4 +1,4 @@
-/** Owns one ZooKeeper session: its state machine, liveness clock, requests and data watches. */
+/** Owns one ZooKeeper session: its state machine, liveness clock, requests, round trips, watches. */
 import { AssertionError } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import { parseConnectionString } from '../connection-string';
@@ -12,8 +12,8 @@ import {
 } from './zk-client';
 import { ZkCredentials } from './zk-credentials';
 import { ConnectFailures, describeTlsFailure, refusedForGood } from './connect-failures';
-import { ZkCode, ZkRequestError, isNoNode, codeOf, refusedAccess } from './zk-errors';
-import { WireOptions, ZkWire, type RoundTrips } from './zk-wire';
+import { ZkCode, ZkRequestError, requestError } from './zk-errors';
+import { WireOptions, ZkWire } from './zk-wire';
 import {
   MAX_REQUEST_BYTES,
   OP,
@@ -154,7 +154,6 @@ export class ZkSession extends EventEmitter {
   private current: Phase = 'connecting';
   /** What `state` reports while closing: the state the owner closed it in. */
   private shown: SessionState = 'connecting';
-  private sessionId = '';
   private stalled = false;
   private refusedAuth?: ZooKeeperAuthFailedError;
   private probing = false;
@@ -167,9 +166,12 @@ export class ZkSession extends EventEmitter {
   constructor(private readonly options: ZkSessionOptions) {
     super();
     this.setMaxListeners(0);
+    this.namespace = options.namespace;
     const credentials = options.credentials ?? ZkCredentials.none;
     this.credentials = credentials;
     this.checksAcl = credentials.checksAcl;
+    // Read once: a reconnect asks the credentials nothing (a TLS socket's options aside).
+    const tls = credentials.usesTls;
     const target = connectionTarget(options.connectionString);
     this.failures = new ConnectFailures(() => target.servers.length);
     this.clock = new SessionClock(options.sessionTimeoutMs);
@@ -177,7 +179,8 @@ export class ZkSession extends EventEmitter {
     this.wire = openWire({
       target,
       sessionTimeoutMs: options.sessionTimeoutMs,
-      credentials,
+      tlsOptions: tls ? (server) => credentials.tlsOptions(server) : undefined,
+      authPackets: credentials.authPackets(),
       // The wire's events: inputs of the state machine.
       handlers: {
         connected: (id) => this.handshaken(id),
@@ -193,7 +196,7 @@ export class ZkSession extends EventEmitter {
         },
         answered: () => this.heard(),
         socketFailed: (err, server, secured) => {
-          if (!credentials.usesTls) return this.failures.socketFailed(err);
+          if (!tls) return this.failures.socketFailed(err);
           const failure = describeTlsFailure(err, server, secured);
           const at = `${server.host}:${server.port}`;
           if (this.failures.tlsFailed(failure, at, refusedForGood(err as { code?: string })))
@@ -220,10 +223,10 @@ export class ZkSession extends EventEmitter {
     if (options.firstXid !== undefined) this.wire.startXidsAt(options.firstXid);
   }
 
-  /** Hex session id, known once connected. */
-  get id(): string {
-    return this.sessionId;
-  }
+  /** Hex session id, known once connected (written by the handshake only; a plain read). */
+  id = '';
+  /** The namespace of the client this session serves (ZkSessionOptions.namespace). */
+  readonly namespace: string | undefined;
 
   /** The phase the state machine is in (`state` is what it reports). */
   get phase(): Phase {
@@ -349,11 +352,6 @@ export class ZkSession extends EventEmitter {
     return this.requests.create(path, data, mode);
   }
 
-  /** The namespace of the client this session serves (ZkSessionOptions.namespace). */
-  get namespace(): string | undefined {
-    return this.options.namespace;
-  }
-
   getAcl(path: string): Promise<AclEntry[]> {
     return this.requests.getAcl(path);
   }
@@ -455,7 +453,7 @@ export class ZkSession extends EventEmitter {
       return this.endWithinAtMost(this.options.sessionTimeoutMs);
     }
     const first = this.current === 'connecting';
-    this.sessionId = id;
+    this.id = id;
     this.heard();
     if (!this.clock.connected(this.wire.negotiatedTimeoutMs)) return this.lose('session-expired');
     if (this.clock.stale) this.probe(); // a handshake answered after a stall
@@ -579,7 +577,7 @@ export class ZkSession extends EventEmitter {
       ZkCode.SESSION_GONE,
       op,
       path,
-      `ZooKeeper ${op} "${path}": session ${this.sessionId || '(none)'} is ${this.state}`,
+      `ZooKeeper ${op} "${path}": session ${this.id || '(none)'} is ${this.state}`,
     );
   }
 }
@@ -801,7 +799,9 @@ export class SessionRequests {
     if (this.refusing) return Promise.resolve(false);
     const frame = encodePathWatch(0, OP.EXISTS, this.fullPath('/'), false);
     return new Promise((resolve) =>
-      this.options.wire.request(OP.EXISTS, frame, (err) => resolve(!err || isNoNode(err))),
+      this.options.wire.request(OP.EXISTS, frame, (code) =>
+        resolve(code === 0 || code === ZkCode.NO_NODE),
+      ),
     );
   }
 
@@ -866,33 +866,17 @@ export class SessionRequests {
         reject(this.unanswered(op, path));
       });
       const sentAt = performance.now();
-      this.options.wire.request(frame.readInt32BE(TYPE_OFFSET), frame, (err, payload) => {
+      this.options.wire.request(frame.readInt32BE(TYPE_OFFSET), frame, (code, payload) => {
         if (settled) return;
         settled = true;
         this.deadlines.settle(deadline);
-        if (err) return reject(this.failed(err, op, path));
+        // The one error the caller sees; every code decodes, so a code the engine does not act
+        // on (a quota, a newer server's) fails at once, not in doubt, no retry.
+        if (code !== 0) return reject(requestError(code, op, path, this.options.authFailure()));
         this.options.roundTrips?.observe(performance.now() - sentAt);
         resolve(answer(payload ?? null));
       });
     });
-  }
-
-  /**
-   * The error for a request answered with `err`: every code decodes (ZkServerError), so a code
-   * the engine does not act on (a quota, a newer server's) fails at once, not in doubt, no retry.
-   */
-  private failed(err: any, op: string, path: string): Error {
-    const authFailure = this.options.authFailure();
-    const code = codeOf(err);
-    return (
-      refusedAccess(code, op, path, authFailure) ??
-      new ZkRequestError(
-        code ?? ZkCode.CONNECTION_LOSS,
-        op,
-        path,
-        `ZooKeeper ${op} "${path}": ${err.message ?? err}`,
-      )
-    );
   }
 
   /** The error for a request that got no answer within the timeout. */
@@ -909,6 +893,33 @@ export class SessionRequests {
   private fullPath(path: string): string {
     validatePath(path);
     return withChroot(path, this.options.chroot);
+  }
+}
+
+/**
+ * The client's request round trip, smoothed as TCP does (RFC 6298): `timeoutMs` is SRTT + 4 *
+ * RTTVAR. One per client, fed by the replies its sessions' requests get (SessionRequests).
+ */
+export class RoundTrips {
+  /**
+   * What an answered request takes at most, as observed; undefined before any answer. Written by
+   * `observe` only; a plain field, so a release that reads it runs nothing.
+   */
+  timeoutMs: number | undefined;
+  private smoothed?: number;
+  private variation = 0;
+
+  /** A request was answered `ms` milliseconds after it was sent. */
+  observe(ms: number): void {
+    if (!(ms >= 0)) return;
+    if (this.smoothed === undefined) {
+      this.smoothed = ms;
+      this.variation = ms / 2;
+    } else {
+      this.variation = 0.75 * this.variation + 0.25 * Math.abs(this.smoothed - ms);
+      this.smoothed = 0.875 * this.smoothed + 0.125 * ms;
+    }
+    this.timeoutMs = this.smoothed + 4 * this.variation;
   }
 }
 

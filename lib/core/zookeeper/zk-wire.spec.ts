@@ -7,8 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { ZkCredentials } from './zk-credentials';
-import { MAX_XID, RoundTrips, WireHandlers, ZkWire } from './zk-wire';
+import { MAX_XID, WireHandlers, ZkWire } from './zk-wire';
 import { OP, encodeCreate, encodeDelete, encodePathWatch, encodeSetData } from './jute';
 import { EVENT_NAMES } from './jute';
 import { ZOOKEEPER_CODES, codeName } from './zk-errors';
@@ -126,7 +125,7 @@ function harness(sessionTimeoutMs = 9000) {
   const wire = new ZkWire({
     target: { servers: [{ host: 'zk1', port: 2181 }], chroot: '/app' },
     sessionTimeoutMs,
-    credentials: ZkCredentials.none,
+    authPackets: [],
     handlers,
     spinDelayMs: 0,
     openSocket: () => {
@@ -136,8 +135,8 @@ function harness(sessionTimeoutMs = 9000) {
     },
   });
   const send = (name: string, type: number, request: Buffer): void =>
-    wire.request(type, request, (err, payload) =>
-      log.push(`${name}: ${err ? err.message : JSON.stringify(payload)}`),
+    wire.request(type, request, (code, payload) =>
+      log.push(`${name}: ${code !== 0 ? `${codeName(code)}[${code}]` : JSON.stringify(payload)}`),
     );
   const watch = (kind: 'data' | 'exist' | 'child', path: string): void =>
     wire.watch(kind, path, (event) => log.push(`watch ${kind} ${event.name} ${event.path}`));
@@ -404,32 +403,5 @@ describe('ZkWire framing', () => {
         .map(Number)
         .sort((a, b) => a - b),
     ).toEqual([-1, 1, 2, 3, 4, 5, 6, 7]);
-  });
-});
-
-describe('RoundTrips', () => {
-  it('knows nothing before a first answer', () => {
-    expect(new RoundTrips().timeoutMs).toBeUndefined();
-  });
-
-  it('starts at three times the first round trip (RFC 6298)', () => {
-    const trips = new RoundTrips();
-    trips.observe(10);
-    expect(trips.timeoutMs).toBe(30);
-  });
-
-  it('settles near a steady round trip, and rises with a slower one', () => {
-    const trips = new RoundTrips();
-    for (let i = 0; i < 100; i++) trips.observe(4);
-    expect(trips.timeoutMs).toBeCloseTo(4, 3);
-    trips.observe(40);
-    expect(trips.timeoutMs!).toBeGreaterThan(40);
-  });
-
-  it('ignores a sample that is not a duration', () => {
-    const trips = new RoundTrips();
-    trips.observe(Number.NaN);
-    trips.observe(-1);
-    expect(trips.timeoutMs).toBeUndefined();
   });
 });

@@ -1,9 +1,8 @@
-/** Owns one session's wire: sockets, framing, requests, watches, pings, reconnects, round trips. */
+/** Owns one session's wire: sockets, framing, requests, watches, pings, reconnects. */
 import { Socket, connect as netConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import type { ZkCredentials } from './zk-credentials';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
-import { ZkServerError } from './zk-errors';
+import { ZkCode } from './zk-errors';
 import {
   MAX_REQUEST_BYTES,
   OP,
@@ -44,16 +43,22 @@ export interface WireHandlers {
 export interface WireOptions {
   target: ConnectionTarget;
   sessionTimeoutMs: number;
-  credentials: ZkCredentials;
+  /** node:tls options for a socket to `server` when the connection uses TLS (ZkCredentials). */
+  tlsOptions?: (server: ZkServerAddress) => ConnectionOptions;
+  /** The AUTH packets written behind every ConnectRequest (ZkCredentials.authPackets). */
+  authPackets: readonly Buffer[];
   handlers: WireHandlers;
   /** Longest random wait before a new round over every server (default 200 ms). */
   spinDelayMs?: number;
-  /** Opens an attempt's socket: TCP, or TLS if the credentials ask (a spec hands its own). */
+  /** Opens an attempt's socket: TCP, or TLS with tlsOptions (a spec hands its own). */
   openSocket?: (server: ZkServerAddress) => Socket;
 }
 
-/** A request's answer: an error (ZkServerError and its code), or the decoded payload. */
-export type Answer = (err: ZkServerError | null, payload?: ReplyPayload) => void;
+/**
+ * A request's answer: 0 and the decoded payload, or the error code that ended it (the server's,
+ * or CONNECTION_LOSS, SESSION_EXPIRED, AUTH_FAILED as the connection ended it); every code decodes.
+ */
+export type Answer = (code: number, payload?: ReplyPayload) => void;
 
 interface Packet {
   type: number;
@@ -76,9 +81,6 @@ const FINAL: readonly WireState[] = ['closing', 'expired', 'auth-failed', 'ended
 
 /** The largest int32: no request is numbered with it, the next after 2^31-2 is 1 (nextXid). */
 export const MAX_XID = 0x7fffffff;
-
-/** What the server's answer to an AUTH packet says when it refuses the credentials. */
-const AUTH_FAILED = -115;
 
 /**
  * One session's wire, as kazoo's connection.py (docs/design.md "The connection layer"): per
@@ -154,21 +156,11 @@ export class ZkWire {
   /**
    * Sends a request (`frame` from jute.ts); `answer` gets its reply or the error that ended it
    * (CONNECTION_LOSS on a drop); queued while no connection is up. A frame over the default
-   * `jute.maxbuffer` is refused here: a server would drop the connection for it.
+   * `jute.maxbuffer` is refused here (BAD_ARGUMENTS): a server would drop the connection for it.
    */
   request(type: number, frame: Buffer, answer: Answer): void {
-    const refused = this.refusal();
-    if (refused !== undefined) return answer(new ZkServerError(refused));
-    if (frame.length - 4 > MAX_REQUEST_BYTES) {
-      return answer(
-        Object.assign(new ZkServerError(-8), {
-          message:
-            `the request is ${frame.length - 4} bytes, over the ${MAX_REQUEST_BYTES} ` +
-            'bytes a ZooKeeper server reads by default (jute.maxbuffer); send less data or a ' +
-            'shorter path',
-        }),
-      );
-    }
+    if (FINAL.includes(this.current)) return answer(this.endCode());
+    if (frame.length - 4 > MAX_REQUEST_BYTES) return answer(ZkCode.BAD_ARGUMENTS);
     const packet = { type, frame, answer };
     if (!this.connected) return void this.outbox.push(packet);
     this.cork();
@@ -196,7 +188,7 @@ export class ZkWire {
     if (FINAL.includes(this.current)) return;
     const connected = this.connected;
     this.current = 'closing';
-    this.fail(this.outbox.splice(0), -4);
+    this.fail(this.outbox.splice(0), ZkCode.CONNECTION_LOSS);
     if (connected) {
       this.write({
         type: OP.CLOSE_SESSION,
@@ -219,16 +211,15 @@ export class ZkWire {
     const socket = this.socket;
     this.detach();
     socket?.destroy();
-    this.fail([...this.pending.splice(0), ...this.outbox.splice(0)], -4);
+    this.fail([...this.pending.splice(0), ...this.outbox.splice(0)], ZkCode.CONNECTION_LOSS);
     for (const table of Object.values(this.watches)) table.clear();
   }
 
-  /** The error code a request gets at once once the wire takes no more, if it does not. */
-  private refusal(): number | undefined {
-    if (this.current === 'expired') return -112;
-    if (this.current === 'auth-failed') return AUTH_FAILED;
-    if (this.current === 'closing' || this.current === 'ended') return -4;
-    return undefined;
+  /** The error code of a request the wire ends or refuses once it takes no more (FINAL). */
+  private endCode(): number {
+    if (this.current === 'expired') return ZkCode.SESSION_EXPIRED;
+    if (this.current === 'auth-failed') return ZkCode.AUTH_FAILED;
+    return ZkCode.CONNECTION_LOSS;
   }
 
   /** Starts the next attempt: the next server at once, or after a random wait once all tried. */
@@ -253,12 +244,12 @@ export class ZkWire {
 
   /** One attempt: a socket of its own, with its own frame reader, until it closes. */
   private open(server: ZkServerAddress): void {
-    const { credentials, openSocket } = this.options;
-    const tls = credentials.usesTls;
+    const { tlsOptions, openSocket } = this.options;
+    const tls = tlsOptions !== undefined;
     const socket = openSocket
       ? openSocket(server)
       : tls
-        ? tlsConnect(credentials.tlsOptions(server))
+        ? tlsConnect(tlsOptions(server))
         : netConnect({ host: server.host, port: server.port });
     const reader = new FrameReader();
     let secured = false;
@@ -291,7 +282,7 @@ export class ZkWire {
         sessionId: this.sessionId,
         password: this.password,
       }),
-      ...this.options.credentials.authPackets(),
+      ...this.options.authPackets,
     ];
     const paths = this.watchedPaths();
     if (paths.data.length + paths.exist.length + paths.child.length > 0) {
@@ -347,7 +338,7 @@ export class ZkWire {
     handlers.answered();
     if (response.timeoutMs <= 0) {
       this.current = 'expired';
-      this.fail(this.outbox.splice(0), -112);
+      this.fail(this.outbox.splice(0), ZkCode.SESSION_EXPIRED);
       handlers.expired();
       return void socket.destroy();
     }
@@ -380,24 +371,23 @@ export class ZkWire {
     if (header.xid === XID.PING || header.xid === XID.SET_WATCHES) return handlers.answered();
     if (header.xid === XID.AUTH) {
       handlers.answered();
-      if (header.err === AUTH_FAILED) this.refuseAuth(socket);
+      if (header.err === ZkCode.AUTH_FAILED) this.refuseAuth(socket);
       return;
     }
     // Replies come in the order the requests were written: any other is a protocol error.
-    const inOrder = packet !== undefined && readXid(packet.frame) === header.xid;
+    const inOrder = packet !== undefined && packet.frame.readInt32BE(XID_OFFSET) === header.xid;
     if (inOrder && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
-    const error = inOrder && header.err !== 0 ? new ZkServerError(header.err) : null;
-    // The session hears of the frame, then of its request's answer, in one visit.
+    // The session hears of the frame, then of its request's answer (the code), in one visit.
     handlers.answered();
     // An answer we cannot read: its request is in doubt, as every other one on this socket.
     if (!inOrder || header.payload === undefined) return void socket.destroy();
     this.pending.shift();
-    packet.answer(error, header.payload);
+    packet.answer(header.err, header.payload);
   }
 
   private refuseAuth(socket: Socket): void {
     this.current = 'auth-failed';
-    this.fail(this.outbox.splice(0), AUTH_FAILED);
+    this.fail(this.outbox.splice(0), ZkCode.AUTH_FAILED);
     this.options.handlers.authFailed();
     socket.destroy();
   }
@@ -500,8 +490,7 @@ export class ZkWire {
     if (this.socket !== socket) return;
     const wasConnected = this.connected;
     this.detach();
-    const code =
-      this.current === 'expired' ? -112 : this.current === 'auth-failed' ? AUTH_FAILED : -4;
+    const code = this.endCode();
     const closeInDoubt =
       this.current === 'closing' && this.pending.some((p) => p.type === OP.CLOSE_SESSION);
     this.fail(this.pending.splice(0), code);
@@ -525,12 +514,8 @@ export class ZkWire {
   }
 
   private fail(packets: Packet[], code: number): void {
-    for (const packet of packets) packet.answer(new ZkServerError(code));
+    for (const packet of packets) packet.answer(code);
   }
-}
-
-function readXid(frame: Buffer): number {
-  return frame.readInt32BE(XID_OFFSET);
 }
 
 /** A session id as hex, without leading zeros ('0' for none). */
@@ -575,31 +560,5 @@ class FrameReader {
     }
     if (at < data.length) this.partial = data.subarray(at);
     return frames;
-  }
-}
-
-/**
- * The client's request round trip, smoothed as TCP does (RFC 6298): `timeoutMs` is SRTT + 4 *
- * RTTVAR. One per client, fed by all its sessions' replies; undefined until a first reply.
- */
-export class RoundTrips {
-  private smoothed?: number;
-  private variation = 0;
-
-  /** A request was answered `ms` milliseconds after it was sent. */
-  observe(ms: number): void {
-    if (!(ms >= 0)) return;
-    if (this.smoothed === undefined) {
-      this.smoothed = ms;
-      this.variation = ms / 2;
-      return;
-    }
-    this.variation = 0.75 * this.variation + 0.25 * Math.abs(this.smoothed - ms);
-    this.smoothed = 0.875 * this.smoothed + 0.125 * ms;
-  }
-
-  /** What an answered request takes at most, as observed; undefined before any answer. */
-  get timeoutMs(): number | undefined {
-    return this.smoothed === undefined ? undefined : this.smoothed + 4 * this.variation;
   }
 }
