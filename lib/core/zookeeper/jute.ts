@@ -210,7 +210,7 @@ export function encodeAuth(scheme: string, auth: Buffer): Buffer {
   return new Frame(size, XID.AUTH, OP.AUTH).int(0).string(scheme).bytes(auth).buffer;
 }
 
-/** The watches a SetWatches frame re-registers (paths as sent: under the chroot). */
+/** The watches a SetWatches frame re-registers, by path. */
 export interface WatchPaths {
   data: readonly string[];
   exist: readonly string[];
@@ -218,12 +218,14 @@ export interface WatchPaths {
 }
 
 /**
- * SetWatches frames (xid -8) re-registering `watches` from `relativeZxid`, each at most `maxBytes`
- * of paths (the Java client's 128 KB), so many watches never make a frame the server refuses.
+ * SetWatches frames (xid -8) re-registering `watches` (sent under `chroot`) from `relativeZxid`,
+ * each at most `maxBytes` of paths (the Java client's 128 KB), so many watches never make a frame
+ * the server refuses.
  */
 export function encodeSetWatches(
   relativeZxid: Buffer,
   watches: WatchPaths,
+  chroot: string | undefined,
   maxBytes = 128 * 1024,
 ): Buffer[] {
   const frames: Buffer[] = [];
@@ -241,9 +243,10 @@ export function encodeSetWatches(
   };
   for (const kind of kinds) {
     for (const path of watches[kind]) {
-      if (bytes > 0 && bytes + stringSize(path) > maxBytes) flush();
-      batch[kind].push(path);
-      bytes += stringSize(path);
+      const sent = withChroot(path, chroot);
+      if (bytes > 0 && bytes + stringSize(sent) > maxBytes) flush();
+      batch[kind].push(sent);
+      bytes += stringSize(sent);
     }
   }
   if (bytes > 0) flush();

@@ -151,11 +151,19 @@ export class ZkSession extends EventEmitter {
   private readonly credentials: ZkCredentials;
   /** Whether the nodes a lock relies on must carry our ACL (see ZkCredentials.checkAcl). */
   readonly checksAcl: boolean;
+  // These four are written here only; plain fields, so the engine's and the connection's reads
+  // (on every request, on a loss) run nothing.
+  /** The namespace of the client this session serves (ZkSessionOptions.namespace). */
+  readonly namespace: string | undefined;
+  /** Hex session id, known once connected; written by the handshake only. */
+  id = '';
+  /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
+  lostToStall = false;
+  /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same. */
+  authFailure?: ZooKeeperAuthFailedError;
   private current: Phase = 'connecting';
   /** What `state` reports while closing: the state the owner closed it in. */
   private shown: SessionState = 'connecting';
-  private stalled = false;
-  private refusedAuth?: ZooKeeperAuthFailedError;
   private probing = false;
   private ticker?: NodeJS.Timeout;
   private endTimer?: NodeJS.Timeout;
@@ -191,7 +199,7 @@ export class ZkSession extends EventEmitter {
         },
         expired: () => this.lose('session-expired'),
         authFailed: () => {
-          this.refusedAuth = new ZooKeeperAuthFailedError(options.connectionString, 'digest');
+          this.authFailure = new ZooKeeperAuthFailedError(options.connectionString, 'digest');
           this.lose('connection-lost');
         },
         answered: () => this.heard(),
@@ -217,16 +225,11 @@ export class ZkSession extends EventEmitter {
       chroot: target.chroot,
       acl: credentials.aclList as AclEntry[],
       gone: (op, path) => this.goneError(op, path),
-      authFailure: () => this.refusedAuth,
+      authFailure: () => this.authFailure,
       roundTrips: options.roundTrips,
     });
     if (options.firstXid !== undefined) this.wire.startXidsAt(options.firstXid);
   }
-
-  /** Hex session id, known once connected (written by the handshake only; a plain read). */
-  id = '';
-  /** The namespace of the client this session serves (ZkSessionOptions.namespace). */
-  readonly namespace: string | undefined;
 
   /** The phase the state machine is in (`state` is what it reports). */
   get phase(): Phase {
@@ -240,16 +243,6 @@ export class ZkSession extends EventEmitter {
   /** Connecting, connected or suspended, also while the owner's close is under way. */
   get alive(): boolean {
     return this.shown === 'connected' || this.shown === 'suspended' || this.shown === 'connecting';
-  }
-
-  /** Lost because this process stalled (paused, blocked) past the timeout, not ZooKeeper. */
-  get lostToStall(): boolean {
-    return this.stalled;
-  }
-
-  /** The servers answered AUTH_FAILED: the session is lost, and a new one would fail the same. */
-  get authFailure(): ZooKeeperAuthFailedError | undefined {
-    return this.refusedAuth;
   }
 
   get connectionString(): string {
@@ -268,7 +261,7 @@ export class ZkSession extends EventEmitter {
 
   /** Why `nodes` (e.g. "the lock node") of this lost session are gone, for LockLostError. */
   lossDetail(reason: LossReason, nodes: string): string {
-    if (this.refusedAuth) return AUTH_REFUSED;
+    if (this.authFailure) return AUTH_REFUSED;
     return reason === 'session-expired'
       ? `the ZooKeeper session expired, so the server deleted ${nodes}`
       : 'ZooKeeper was unreachable for longer than the session timeout';
@@ -471,9 +464,9 @@ export class ZkSession extends EventEmitter {
    */
   private lose(reason: LossReason): void {
     if (this.over) return;
-    this.stalled = this.clock.stale;
+    this.lostToStall = this.clock.stale;
     if (!this.to('lost', reason)) return;
-    const untilReachable = reason === 'connection-lost' && !this.refusedAuth;
+    const untilReachable = reason === 'connection-lost' && !this.authFailure;
     if (untilReachable && !this.wire.connected) return;
     this.endWithin(this.options.sessionTimeoutMs);
   }

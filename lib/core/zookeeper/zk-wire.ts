@@ -17,7 +17,6 @@ import {
   decodeConnectResponse,
   decodeNotification,
   decodeReplyFrame,
-  withChroot,
 } from './jute';
 
 /** What the wire tells its session, and asks it. */
@@ -68,6 +67,7 @@ interface Packet {
 }
 
 type WatchKind = 'data' | 'exist' | 'child';
+const WATCH_KINDS: readonly WatchKind[] = ['data', 'exist', 'child'];
 
 /**
  * `connecting` (no connection carries the session), `connected`, `closing` (CLOSE_SESSION asked,
@@ -275,6 +275,8 @@ export class ZkWire {
    * primeConnection), handled in order before any request queued meanwhile.
    */
   private prime(socket: Socket): void {
+    const paths = this.watchedPaths();
+    const watched = paths.data.length + paths.exist.length + paths.child.length > 0;
     const frames = [
       encodeConnect({
         lastZxidSeen: this.lastZxid,
@@ -283,28 +285,21 @@ export class ZkWire {
         password: this.password,
       }),
       ...this.options.authPackets,
+      ...(watched ? encodeSetWatches(this.lastZxid, paths, this.options.target.chroot) : []),
     ];
-    const paths = this.watchedPaths();
-    if (paths.data.length + paths.exist.length + paths.child.length > 0) {
-      frames.push(...encodeSetWatches(this.lastZxid, paths));
-    }
     socket.write(Buffer.concat(frames));
     this.lastSentAt = Date.now();
   }
 
-  /** Every watched path, as sent (under the chroot). */
+  /** Every path watched (as the session names it: jute puts it under the chroot). */
   private watchedPaths(): Record<WatchKind, string[]> {
-    const sent = (table: Map<string, Set<Watcher>>): string[] =>
-      [...table.entries()].filter(([, w]) => w.size > 0).map(([path]) => this.fullPath(path));
-    return {
-      data: sent(this.watches.data),
-      exist: sent(this.watches.exist),
-      child: sent(this.watches.child),
-    };
-  }
-
-  private fullPath(path: string): string {
-    return withChroot(path, this.options.target.chroot);
+    const paths: Record<WatchKind, string[]> = { data: [], exist: [], child: [] };
+    for (const kind of WATCH_KINDS) {
+      for (const [path, watchers] of this.watches[kind]) {
+        if (watchers.size > 0) paths[kind].push(path);
+      }
+    }
+    return paths;
   }
 
   private read(socket: Socket, reader: FrameReader, chunk: Buffer): void {
@@ -335,13 +330,15 @@ export class ZkWire {
     const { handlers } = this.options;
     // Closed meanwhile: the close is sent on no connection, so this one only ends the wire.
     if (this.current !== 'connecting') return void socket.destroy();
-    handlers.answered();
     if (response.timeoutMs <= 0) {
       this.current = 'expired';
       this.fail(this.outbox.splice(0), ZkCode.SESSION_EXPIRED);
+      // The session hears of the answer, then of the expiry, in one visit.
+      handlers.answered();
       handlers.expired();
       return void socket.destroy();
     }
+    handlers.answered();
     // We never ask for a read-only session: a server that grants one cannot take writes.
     if (response.readOnly) return void socket.destroy();
     this.handshaken = true;
