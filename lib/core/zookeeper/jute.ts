@@ -61,20 +61,28 @@ export type MultiOp =
 
 const stringSize = (value: string): number => 4 + Buffer.byteLength(value);
 const bufferSize = (value: Buffer | null): number => 4 + (value ? value.length : 0);
-const aclSize = (acl: readonly AclEntry[]): number =>
-  acl.reduce((size, a) => size + 4 + stringSize(a.id.scheme) + stringSize(a.id.id), 4);
+function aclSize(acl: readonly AclEntry[]): number {
+  let size = 4;
+  for (const a of acl) size += 12 + Buffer.byteLength(a.id.scheme) + Buffer.byteLength(a.id.id);
+  return size;
+}
 
-/** Writes jute fields one after the other into a frame sized in advance. */
+/**
+ * Writes jute fields one after the other into a frame sized in advance; each field is written by
+ * its own method alone (Buffer's writes return the next offset).
+ */
 class Frame {
   readonly buffer: Buffer;
-  private at = 0;
+  private at: number;
 
   /** A frame for a `bodySize` request: length, header (xid, type); no type: no header (connect). */
   constructor(bodySize: number, xid: number, type?: number) {
     const headerSize = type === undefined ? 0 : 8;
     this.buffer = Buffer.allocUnsafe(4 + headerSize + bodySize);
-    this.int(headerSize + bodySize);
-    if (type !== undefined) this.int(xid).int(type);
+    this.at = this.buffer.writeInt32BE(headerSize + bodySize, 0);
+    if (type !== undefined) {
+      this.at = this.buffer.writeInt32BE(type, this.buffer.writeInt32BE(xid, this.at));
+    }
   }
 
   /** A long given as its 8 big-endian bytes. */
@@ -84,14 +92,13 @@ class Frame {
   }
 
   strings(values: readonly string[]): this {
-    this.int(values.length);
+    this.at = this.buffer.writeInt32BE(values.length, this.at);
     for (const value of values) this.string(value);
     return this;
   }
 
   int(value: number): this {
-    this.buffer.writeInt32BE(value, this.at);
-    this.at += 4;
+    this.at = this.buffer.writeInt32BE(value, this.at);
     return this;
   }
 
@@ -102,21 +109,23 @@ class Frame {
 
   string(value: string): this {
     const length = this.buffer.write(value, this.at + 4, 'utf8');
-    this.int(length);
-    this.at += length;
+    this.at = this.buffer.writeInt32BE(length, this.at) + length;
     return this;
   }
 
   bytes(value: Buffer | null): this {
     if (!value) return this.int(-1);
-    this.int(value.length);
+    this.at = this.buffer.writeInt32BE(value.length, this.at);
     this.at += value.copy(this.buffer, this.at);
     return this;
   }
 
   acl(acl: readonly AclEntry[]): this {
-    this.int(acl.length);
-    for (const a of acl) this.int(a.permission).string(a.id.scheme).string(a.id.id);
+    this.at = this.buffer.writeInt32BE(acl.length, this.at);
+    for (const a of acl) {
+      this.at = this.buffer.writeInt32BE(a.permission, this.at);
+      this.string(a.id.scheme).string(a.id.id);
+    }
     return this;
   }
 }
@@ -126,6 +135,8 @@ export function createOpOf(flags: number): typeof OP.CREATE | typeof OP.CREATE_C
   return flags === CONTAINER ? OP.CREATE_CONTAINER : OP.CREATE;
 }
 
+// Each request's encoder builds its whole frame, `path` sent under `chroot` (if any).
+
 /** create, or createContainer for the CONTAINER flag: the same CreateRequest body. */
 export function encodeCreate(
   xid: number,
@@ -133,14 +144,17 @@ export function encodeCreate(
   data: Buffer | null,
   acl: readonly AclEntry[],
   flags: number,
+  chroot?: string,
 ): Buffer {
-  const size = stringSize(path) + bufferSize(data) + aclSize(acl) + 4;
+  const sent = withChroot(path, chroot);
+  const size = stringSize(sent) + bufferSize(data) + aclSize(acl) + 4;
   const frame = new Frame(size, xid, createOpOf(flags));
-  return frame.string(path).bytes(data).acl(acl).int(flags).buffer;
+  return frame.string(sent).bytes(data).acl(acl).int(flags).buffer;
 }
 
-export function encodeDelete(xid: number, path: string, version: number): Buffer {
-  return new Frame(stringSize(path) + 4, xid, OP.DELETE).string(path).int(version).buffer;
+export function encodeDelete(xid: number, path: string, version: number, chroot?: string): Buffer {
+  const sent = withChroot(path, chroot);
+  return new Frame(stringSize(sent) + 4, xid, OP.DELETE).string(sent).int(version).buffer;
 }
 
 /** getChildren2, getData and exists: a path and whether to leave a watch. */
@@ -149,8 +163,10 @@ export function encodePathWatch(
   type: typeof OP.GET_CHILDREN2 | typeof OP.GET_DATA | typeof OP.EXISTS,
   path: string,
   watch: boolean,
+  chroot?: string,
 ): Buffer {
-  return new Frame(stringSize(path) + 1, xid, type).string(path).bool(watch).buffer;
+  const sent = withChroot(path, chroot);
+  return new Frame(stringSize(sent) + 1, xid, type).string(sent).bool(watch).buffer;
 }
 
 /** A multi: each op behind a MultiHeader (type, done false, err -1), then the closing header. */
@@ -174,9 +190,16 @@ function opSize(op: MultiOp): number {
   return path + 4;
 }
 
-export function encodeSetData(xid: number, path: string, data: Buffer, version: number): Buffer {
-  const size = stringSize(path) + bufferSize(data) + 4;
-  return new Frame(size, xid, OP.SET_DATA).string(path).bytes(data).int(version).buffer;
+export function encodeSetData(
+  xid: number,
+  path: string,
+  data: Buffer,
+  version: number,
+  chroot?: string,
+): Buffer {
+  const sent = withChroot(path, chroot);
+  const size = stringSize(sent) + bufferSize(data) + 4;
+  return new Frame(size, xid, OP.SET_DATA).string(sent).bytes(data).int(version).buffer;
 }
 
 /** A request with a header and no body (ping, closeSession). */
@@ -253,8 +276,9 @@ export function encodeSetWatches(
   return frames;
 }
 
-export function encodeGetAcl(xid: number, path: string): Buffer {
-  return new Frame(stringSize(path), xid, OP.GET_ACL).string(path).buffer;
+export function encodeGetAcl(xid: number, path: string, chroot?: string): Buffer {
+  const sent = withChroot(path, chroot);
+  return new Frame(stringSize(sent), xid, OP.GET_ACL).string(sent).buffer;
 }
 
 /** A reply's payload by ZooKeeper's field names (a long as 8 bytes, null as undefined). */
@@ -399,7 +423,13 @@ function withoutChroot(path: string | undefined, chroot: string | undefined): st
   return path.startsWith(chroot + '/') ? path.substring(chroot.length) : path;
 }
 
-/** Reads jute fields one after the other; a field past the frame's end throws RangeError. */
+/** The bytes of a Stat: four longs, three ints, a long, two ints, a long. */
+const STAT_BYTES = 68;
+
+/**
+ * Reads jute fields one after the other, each by its own method alone; a field past the frame's
+ * end throws RangeError.
+ */
 class Reader {
   constructor(
     private readonly frame: Buffer,
@@ -430,18 +460,21 @@ class Reader {
   }
 
   string(): string | undefined {
-    const length = this.int();
+    const length = this.frame.readInt32BE(this.at);
+    const start = this.at + 4;
+    this.at = start;
     if (length === -1) return undefined;
-    const end = this.end(length);
-    const value = this.frame.toString('utf8', this.at, end);
+    const end = start + length;
+    if (length < 0 || end > this.frame.length) throw new RangeError('reply ends inside a field');
     this.at = end;
-    return value;
+    return this.frame.toString('utf8', start, end);
   }
 
   strings(): string[] | undefined {
-    const count = this.int();
+    const count = this.frame.readInt32BE(this.at);
+    this.at += 4;
     if (count === -1) return undefined;
-    if (count < 0 || count * 4 > this.remaining())
+    if (count < 0 || count * 4 > this.frame.length - this.at)
       throw new RangeError('reply ends inside a vector');
     const values: string[] = [];
     for (let i = 0; i < count; i++) values.push(this.string() as string);
@@ -462,33 +495,34 @@ class Reader {
   }
 
   bytes(): Buffer | undefined {
-    const length = this.int();
+    const length = this.frame.readInt32BE(this.at);
+    const start = this.at + 4;
+    this.at = start;
     if (length === -1) return undefined;
-    const end = this.end(length);
-    const value = Buffer.from(this.frame.subarray(this.at, end));
-    this.at = end;
-    return value;
-  }
-
-  stat(): FullStat {
-    return {
-      czxid: this.long(),
-      mzxid: this.long(),
-      ctime: this.long(),
-      mtime: this.long(),
-      version: this.int(),
-      cversion: this.int(),
-      aversion: this.int(),
-      ephemeralOwner: this.long(),
-      dataLength: this.int(),
-      numChildren: this.int(),
-      pzxid: this.long(),
-    };
-  }
-
-  private end(length: number): number {
-    const end = this.at + length;
+    const end = start + length;
     if (length < 0 || end > this.frame.length) throw new RangeError('reply ends inside a field');
-    return end;
+    this.at = end;
+    return Buffer.from(this.frame.subarray(start, end)); // a copy: the frame is reused
+  }
+
+  /** A Stat, field by field at its offsets; its longs are views of one copy of its bytes. */
+  stat(): FullStat {
+    const end = this.at + STAT_BYTES;
+    if (end > this.frame.length) throw new RangeError('reply ends inside a Stat');
+    const s = Buffer.from(this.frame.subarray(this.at, end)); // a copy: the frame is reused
+    this.at = end;
+    return {
+      czxid: s.subarray(0, 8),
+      mzxid: s.subarray(8, 16),
+      ctime: s.subarray(16, 24),
+      mtime: s.subarray(24, 32),
+      version: s.readInt32BE(32),
+      cversion: s.readInt32BE(36),
+      aversion: s.readInt32BE(40),
+      ephemeralOwner: s.subarray(44, 52),
+      dataLength: s.readInt32BE(52),
+      numChildren: s.readInt32BE(56),
+      pzxid: s.subarray(60, 68),
+    };
   }
 }

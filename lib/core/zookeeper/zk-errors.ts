@@ -92,7 +92,12 @@ export function requestError(
     );
   }
   if (code === ZkCode.AUTH_FAILED && authFailure) return authFailure;
-  return new ZkRequestError(code, op, path, `ZooKeeper ${op} "${path}": ${codeName(code)}[${code}]`);
+  return new ZkRequestError(
+    code,
+    op,
+    path,
+    `ZooKeeper ${op} "${path}": ${codeName(code)}[${code}]`,
+  );
 }
 
 /** ZooKeeper 3.9's KeeperException.Code, code to name (the names as the Java enum spells them). */

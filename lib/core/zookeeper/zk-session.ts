@@ -24,7 +24,6 @@ import {
   encodePathWatch,
   encodeSetData,
   type ReplyPayload,
-  withChroot,
 } from './jute';
 
 /** The state a session reports (ZkSession.state). */
@@ -740,11 +739,9 @@ interface RequestsOptions {
   roundTrips?: RoundTrips;
 }
 
-/** A frame over MAX_REQUEST_BYTES: InvalidLockOptionsError before sending (options add up). */
-function checkFrameSize(frame: Buffer, op: string, path: string): Buffer {
-  const bytes = frame.length - 4;
-  if (bytes <= MAX_REQUEST_BYTES) return frame;
-  throw new InvalidLockOptionsError(
+/** A frame of `bytes` over MAX_REQUEST_BYTES: refused before sending (options add up). */
+function tooLong(bytes: number, op: string, path: string): InvalidLockOptionsError {
+  return new InvalidLockOptionsError(
     `ZooKeeper ${op} "${path}"`,
     `its request is ${bytes} bytes, over the limit of ${MAX_REQUEST_BYTES} bytes (the servers' ` +
       'default jute.maxbuffer: a server drops the connection on a longer request)',
@@ -763,23 +760,24 @@ export class SessionRequests {
   }
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
-    const encode = (): Buffer => encodeCreate(0, this.fullPath(path), data, this.options.acl, mode);
+    const { acl, chroot } = this.options;
+    const encode = (): Buffer => encodeCreate(0, path, data, acl, mode, chroot);
     return this.send('create', path, encode, (r) => (r as { path: string }).path);
   }
 
   /** Writes `data` to `path` if the node is still at `version`; the node's new Stat. */
   setData(path: string, data: Buffer, version: number): Promise<Stat> {
-    const encode = (): Buffer => encodeSetData(0, this.fullPath(path), data, version);
+    const encode = (): Buffer => encodeSetData(0, path, data, version, this.options.chroot);
     return this.send('setData', path, encode, (r) => (r as { stat: Stat }).stat);
   }
 
   getAcl(path: string): Promise<AclEntry[]> {
-    const encode = (): Buffer => encodeGetAcl(0, this.fullPath(path));
+    const encode = (): Buffer => encodeGetAcl(0, path, this.options.chroot);
     return this.send('getACL', path, encode, (r) => (r as { acl: AclEntry[] }).acl);
   }
 
   remove(path: string, version: number): Promise<void> {
-    const encode = (): Buffer => encodeDelete(0, this.fullPath(path), version);
+    const encode = (): Buffer => encodeDelete(0, path, version, this.options.chroot);
     return this.send('delete', path, encode, () => undefined);
   }
 
@@ -790,7 +788,7 @@ export class SessionRequests {
    */
   probe(): Promise<boolean> {
     if (this.refusing) return Promise.resolve(false);
-    const frame = encodePathWatch(0, OP.EXISTS, this.fullPath('/'), false);
+    const frame = encodePathWatch(0, OP.EXISTS, '/', false, this.options.chroot);
     return new Promise((resolve) =>
       this.options.wire.request(OP.EXISTS, frame, (code) =>
         resolve(code === 0 || code === ZkCode.NO_NODE),
@@ -834,7 +832,7 @@ export class SessionRequests {
     path: string,
     watcher: Watcher | undefined,
   ): Promise<T> {
-    const encode = (): Buffer => encodePathWatch(0, type, this.fullPath(path), !!watcher);
+    const encode = (): Buffer => encodePathWatch(0, type, path, !!watcher, this.options.chroot);
     return this.send(op, path, encode, (r) => {
       if (watcher) this.options.wire.watch(op === 'getData' ? 'data' : 'child', path, watcher);
       const { children, data, stat } = r as { children?: string[]; data?: Buffer; stat: Stat };
@@ -842,7 +840,10 @@ export class SessionRequests {
     });
   }
 
-  /** A jute request (a bad path throws before sending), size-checked, written; `answer` decodes. */
+  /**
+   * A jute request: the path checked (a bad one throws before sending), `encode`d (one call into
+   * jute.ts builds the frame, under the chroot), size-checked, written; `answer` decodes its reply.
+   */
   private send<T>(
     op: string,
     path: string,
@@ -852,7 +853,9 @@ export class SessionRequests {
     if (this.refusing) return Promise.reject(this.options.gone(op, path));
     return new Promise<T>((resolve, reject) => {
       // The path's check and the frame's size throw synchronously: the promise rejects with it.
-      const frame = checkFrameSize(encode(), op, path);
+      validatePath(path);
+      const frame = encode();
+      if (frame.length - 4 > MAX_REQUEST_BYTES) throw tooLong(frame.length - 4, op, path);
       let settled = false;
       const deadline = this.deadlines.add(() => {
         settled = true;
@@ -880,12 +883,6 @@ export class SessionRequests {
       path,
       `ZooKeeper ${op} "${path}" got no answer within ${this.options.timeoutMs} ms`,
     );
-  }
-
-  /** The path's check, then the path as sent: under the chroot, if any. */
-  private fullPath(path: string): string {
-    validatePath(path);
-    return withChroot(path, this.options.chroot);
   }
 }
 

@@ -79,7 +79,7 @@ export type WireState =
 
 const FINAL: readonly WireState[] = ['closing', 'expired', 'auth-failed', 'ended'];
 
-/** The largest int32: no request is numbered with it, the next after 2^31-2 is 1 (nextXid). */
+/** The largest int32: no request is numbered with it, the next after 2^31-2 is 1 (write). */
 export const MAX_XID = 0x7fffffff;
 
 /**
@@ -415,24 +415,20 @@ export class ZkWire {
     for (const watcher of fired) watcher(delivered);
   }
 
-  /** Writes a packet on the connection: numbered (unless its xid is reserved), then awaited. */
+  /**
+   * Writes a packet on the connection: numbered (unless its xid is reserved), then awaited. The
+   * numbers go 0, 1, ... 2^31-2, then 1 again, as the Java client's getXid (never negative:
+   * negative xids are the server's own, -1 a notification, -2 a ping).
+   */
   private write(packet: Packet): void {
     const socket = this.socket!;
     if (packet.type !== OP.PING) {
-      packet.frame.writeInt32BE(this.nextXid(), XID_OFFSET);
+      if (this.xid >= MAX_XID) this.xid = 1;
+      packet.frame.writeInt32BE(this.xid++, XID_OFFSET);
       this.pending.push(packet);
     }
     socket.write(packet.frame);
     this.lastSentAt = Date.now();
-  }
-
-  /**
-   * The next request number: 0, 1, ... 2^31-2, then 1 again, as the Java client's getXid (never
-   * negative: negative xids are the server's own, -1 a notification, -2 a ping).
-   */
-  private nextXid(): number {
-    if (this.xid >= MAX_XID) this.xid = 1;
-    return this.xid++;
   }
 
   /** @internal The next request is numbered `xid` (ZkSessionOptions.firstXid). */
