@@ -343,6 +343,36 @@ describe('ZkWire framing', () => {
     expect(log).toEqual(['queued: SESSION_EXPIRED[-112]', 'expired', 'ended']);
   });
 
+  it('re-registers every watch on a reconnect, its paths under the chroot, behind the ConnectRequest', async () => {
+    const { wire, watch, nextSocket } = harness();
+    wire.start();
+    const first = await nextSocket();
+    first.open();
+    first.feed([connectResponse(6000, false)]);
+    watch('data', '/locks/b');
+    watch('child', '/locks');
+    watch('child', '/');
+    first.destroy();
+    const second = await nextSocket();
+    second.open();
+    const connectRequest = 4 + 4 + 8 + 4 + 8 + 4 + 16 + 1;
+    expect(second.written).toHaveLength(1); // one write: ConnectRequest, then SetWatches
+    expect(second.written[0].subarray(connectRequest)).toEqual(
+      frame(
+        int(-8), // SetWatches' xid
+        int(OP.SET_WATCHES),
+        long(0n), // relative to the last zxid seen: none yet
+        int(1),
+        str('/app/locks/b'),
+        int(0),
+        int(2),
+        str('/app/locks'),
+        str('/app'), // the chroot's own node for '/'
+      ),
+    );
+    wire.end();
+  });
+
   it('connects again after a close cut before its answer, and ends once a close is answered', async () => {
     const { wire, log, sockets, nextSocket } = harness();
     wire.start();
