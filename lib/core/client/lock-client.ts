@@ -454,7 +454,7 @@ export class ZkLockClient extends EventEmitter {
         this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
       },
       lost: (lock, error) => {
-        const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
+        const session = { index, id: lock.session.id, state: connection.state };
         this.emit('lost', { path: lock.path, error, session });
       },
     };
