@@ -363,14 +363,15 @@ export class WaiterQueue {
   }
 
   private grant(node: Contender, members: readonly Waiter[]): void {
+    for (const w of members) this.finish(w);
+    // Someone listens for lost locks, or the node will serve more callers of its batch: it
+    // watches itself for deletion by others (else once someone asks: HeldLock.watchForLoss).
+    const watched = this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node);
     // One token for the readers of a node; a new generation for each caller of an exclusive one.
     const { token, session } = node.hold();
+    if (watched) node.watchSelf();
     const locks = this.holding.get(node) ?? new Set<HeldLock>();
     this.holding.set(node, locks);
-    for (const w of members) this.finish(w);
-    // Someone listens for lost locks, or the node will serve more callers of its batch: watch it
-    // for deletion by others (else once someone asks: HeldLock.watchForLoss).
-    if (this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node)) node.watchSelf();
     for (const w of members) {
       const lock: HeldLock = new HeldLock(
         this.displayPath,
@@ -538,8 +539,8 @@ export class WaiterQueue {
     this.holding.delete(node);
     if (
       lock.state !== 'lost' &&
-      node.canServeAgain &&
-      this.waiters.some((w) => w.contender === node)
+      this.waiters.some((w) => w.contender === node) &&
+      node.canServeAgain
     ) {
       // In-process handoff: the next caller of the batch holds the node now; while disconnected
       // pump() serves it once the session is back, and a lost session requeues the batch. The
