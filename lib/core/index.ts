@@ -53,4 +53,4 @@ export {
 export type { LockLossReason, LockQueueAhead, ConnectFailure, WaitersLimitOption } from './errors';
 export { validateLockPath, encodePathSegment, MAX_LOCK_PATH_BYTES } from './paths';
 export { MAX_NODE_DATA_BYTES } from './client/client-options';
-export { fencingTokenText } from './engine/lock-drivers';
+export { fencingTokenText } from './engine/contender';

@@ -58,8 +58,14 @@ export class ZkLockClient extends EventEmitter {
   private readonly owners = new AsyncLocalStorage<OwnerScope>();
   private readonly reaper: ParentReaper;
   private readonly queues: LockQueues;
-  private readonly semaphores: SemaphoreRecipe;
-  private readonly elections: ElectionRegistry;
+  /** The data of every node the client creates (host, pid, the nodeData option). */
+  private readonly nodeData: Buffer;
+  /**
+   * Made on first use (semaphore(), election()): the session events of a client without
+   * semaphores or elections reach only its lock queues.
+   */
+  private semaphoreRecipe?: SemaphoreRecipe;
+  private electionRegistry?: ElectionRegistry;
   /**
    * Set as close() is called, before any shutdown listener runs: a close() from one gets this
    * promise, and anything else asked from then on fails with ClientClosedError.
@@ -71,12 +77,11 @@ export class ZkLockClient extends EventEmitter {
     private readonly options: ZkLockClientOptions,
   ) {
     super();
-    // In dependency order: the reaper, then what hands it paths (queues, semaphores, elections),
-    // each on its lock path's session (docs/design.md "Sessions as a pool").
-    const nodeData = lockNodeData(options.nodeData);
-    const connectionOf = (lockPath: string) => pool.connectionOf(lockPath);
+    // In dependency order: the reaper, then what hands it paths (queues; semaphores and elections
+    // on first use), each on its lock path's session (docs/design.md "Sessions as a pool").
+    const nodeData = (this.nodeData = lockNodeData(options.nodeData));
     this.reaper = new ParentReaper(
-      connectionOf,
+      (lockPath) => pool.connectionOf(lockPath),
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
     );
     // In member order: LockQueues picks a path's context by sessionIndexOf, as the pool does.
@@ -88,21 +93,6 @@ export class ZkLockClient extends EventEmitter {
       maxWaitersPerPath: options.maxWaitersPerPath ?? DEFAULTS.maxWaitersPerPath,
       maxWaiters: options.maxWaiters ?? DEFAULTS.maxWaiters,
     });
-    this.semaphores = new SemaphoreRecipe(
-      {
-        connectionOf,
-        nodeData,
-        lockPathOf: (path) => applyNamespace(options.namespace, path),
-        acquire: (path, opts) => this.acquire(path, opts),
-        tryAcquire: (path) => this.tryAcquire(path),
-        look: (path, read) => this.look(path, read),
-      },
-      this.reaper,
-    );
-    this.elections = new ElectionRegistry(connectionOf, (lockPath) =>
-      this.reaper.schedule(lockPath),
-    );
-    this.reaper.keepWhile((lockPath) => this.elections.has(lockPath));
     this.watchSessions();
     CLIENT_INTERNALS.set(this, this.internals());
   }
@@ -244,7 +234,7 @@ export class ZkLockClient extends EventEmitter {
    * InvalidLockOptionsError now.
    */
   semaphore(path: string, options: SemaphoreOptions): Semaphore {
-    return this.semaphores.open(path, options?.maxLeases);
+    return this.semaphores().open(path, options?.maxLeases);
   }
 
   /** acquireAll, then runs `fn` in a new owner scope that holds every path (see withLock). */
@@ -266,7 +256,7 @@ export class ZkLockClient extends EventEmitter {
   election(path: string, options: ElectionOptions = {}): LeaderLatch {
     const lockPath = applyNamespace(this.options.namespace, path);
     if (this.closed) throw new ClientClosedError(path, 'lead');
-    return this.elections.open(path, lockPath, options);
+    return this.elections().open(path, lockPath, options);
   }
 
   /** Whether the current async context holds `path`. */
@@ -319,7 +309,7 @@ export class ZkLockClient extends EventEmitter {
   private internals(): ClientInternals {
     const pool = this.pool;
     return {
-      semaphoreOfMutex: (path) => this.semaphores.semaphoreOfMutex(path),
+      semaphoreOfMutex: (path) => this.semaphoreRecipe?.semaphoreOfMutex(path),
       get connectionFailure() {
         return pool.failure;
       },
@@ -334,6 +324,33 @@ export class ZkLockClient extends EventEmitter {
 
   private get closed(): boolean {
     return this.closing !== undefined;
+  }
+
+  /** The client's semaphores, made by the first semaphore(). */
+  private semaphores(): SemaphoreRecipe {
+    this.semaphoreRecipe ??= new SemaphoreRecipe(
+      {
+        connectionOf: (lockPath) => this.pool.connectionOf(lockPath),
+        nodeData: this.nodeData,
+        lockPathOf: (path) => applyNamespace(this.options.namespace, path),
+        acquire: (path, opts) => this.acquire(path, opts),
+        tryAcquire: (path) => this.tryAcquire(path),
+        look: (path, read) => this.look(path, read),
+      },
+      this.reaper,
+    );
+    return this.semaphoreRecipe;
+  }
+
+  /** The client's elections, made by the first election(); their paths are kept from cleanup. */
+  private elections(): ElectionRegistry {
+    if (this.electionRegistry) return this.electionRegistry;
+    const registry = new ElectionRegistry(
+      (lockPath) => this.pool.connectionOf(lockPath),
+      (lockPath) => this.reaper.schedule(lockPath),
+    );
+    this.reaper.keepWhile((lockPath) => registry.has(lockPath));
+    return (this.electionRegistry = registry);
   }
 
   /** A read-only look at `path` (inspect): ClientClosedError once closed; documented errors. */
@@ -454,7 +471,7 @@ export class ZkLockClient extends EventEmitter {
         this.emit('released', { path: lock.path, holdMs: Date.now() - lock.acquiredAt });
       },
       lost: (lock, error) => {
-        const session = { index, id: lock.contender.session?.id ?? '', state: connection.state };
+        const session = { index, id: lock.session.id, state: connection.state };
         this.emit('lost', { path: lock.path, error, session });
       },
     };
@@ -469,8 +486,8 @@ export class ZkLockClient extends EventEmitter {
         'session-lost',
         (session: ZkSession, reason: 'session-expired' | 'connection-lost') => {
           this.queues.onSessionLost(member, session, reason);
-          this.semaphores.onSessionLost(session, reason);
-          this.elections.onSessionLost(session, reason);
+          this.semaphoreRecipe?.onSessionLost(session, reason);
+          this.electionRegistry?.onSessionLost(session, reason);
         },
       );
       member.on('session', (session: ZkSession) => this.watchSession(member, session));
@@ -482,13 +499,13 @@ export class ZkLockClient extends EventEmitter {
   private watchSession(member: ZkConnection, session: ZkSession): void {
     session.on('suspended', () => {
       this.queues.onSuspended(member, session);
-      this.semaphores.onSuspended(session);
-      this.elections.onSuspended(session);
+      this.semaphoreRecipe?.onSuspended(session);
+      this.electionRegistry?.onSuspended(session);
     });
     session.on('reconnected', () => {
       this.queues.onReconnected(member, session);
-      this.semaphores.onReconnected(session);
-      this.elections.onReconnected(session);
+      this.semaphoreRecipe?.onReconnected(session);
+      this.electionRegistry?.onReconnected(session);
     });
   }
 
@@ -498,8 +515,8 @@ export class ZkLockClient extends EventEmitter {
    */
   private async shutdown(sessionTimeoutMs: number): Promise<void> {
     // Elections first: the next participant (maybe in another process) leads at once.
-    const elections = this.elections.closeAll();
-    const semaphores = this.semaphores.close();
+    const elections = this.electionRegistry?.closeAll();
+    const semaphores = this.semaphoreRecipe?.close();
     const queues = this.queues.all();
     for (const q of queues) q.failAll(new ClientClosedError(q.displayPath));
     const releases = queues.flatMap((q) =>

@@ -1,4 +1,5 @@
-// One node of ours in a lock's queue: its loop (Contender), its protected node, its lock path.
+// One node of ours in a lock's queue: its loop (Contender) and the fencing tokens it issues, its
+// protected node, its lock path.
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import {
   isSessionGone,
@@ -11,14 +12,7 @@ import {
   isNotEmpty,
 } from '../zookeeper/zk-errors';
 import { type Listing, ZkSession } from '../zookeeper/zk-session';
-import {
-  MAX_GENERATION,
-  fencingToken,
-  sequenceOf,
-  type LockDriver,
-  type Place,
-  sortContenders,
-} from './lock-drivers';
+import { sequenceOf, type LockDriver, type Place, sortContenders } from './lock-drivers';
 import { randomUUID } from 'node:crypto';
 import { UnexpectedAclError, InvalidLockPathError, LockAccessDeniedError } from '../errors';
 import { CONTAINER } from '../zookeeper/jute';
@@ -45,6 +39,26 @@ type Wake = 'list' | { gone: string } | 'state';
 type Watcher = (event: { name: string }) => void;
 
 const FIRST: Place = { predecessor: null, ahead: 0 };
+
+/** The callers one node serves in turn are numbered in the fencing token's low 32 bits. */
+export const MAX_GENERATION = 0xffff_ffff;
+
+/**
+ * Fencing token = (lock node czxid << 64) | (sequence << 32) | generation (docs/design.md
+ * "Fencing tokens"): it grows across holders' nodes, re-created lock nodes and a node's callers.
+ * The listing's Stat gives the czxid: no extra request.
+ */
+export function fencingToken(lockNodeCzxid: bigint, sequence: number, generation = 0): bigint {
+  if (generation < 0 || generation > MAX_GENERATION) {
+    throw new RangeError(`fencing generation ${generation} is outside 0..${MAX_GENERATION}`);
+  }
+  return (lockNodeCzxid << 64n) | (BigInt(sequence >>> 0) << 32n) | BigInt(generation);
+}
+
+/** A token as 39 zero-padded digits: text order equals numeric order (for TEXT columns). */
+export function fencingTokenText(token: bigint): string {
+  return token.toString().padStart(39, '0');
+}
 
 /**
  * @internal
@@ -116,6 +130,15 @@ export class Contender {
     return this.place?.ahead ?? 0;
   }
 
+  /**
+   * First by the driver (or held already), on a connected session heard from within the safe
+   * window: while disconnected ownership is unknown, and a process that woke from a pause may
+   * hold an expired session (docs/design.md "What holding means, and when it ends").
+   */
+  mayHold(): boolean {
+    return this.isFirst && !!this.session?.checkProvenAlive();
+  }
+
   /** The driver lets it hold now, or its queue holds on it already. */
   get isFirst(): boolean {
     return this.isHeld || (this.state.kind === 'waiting' && this.state.place?.predecessor === null);
@@ -160,13 +183,14 @@ export class Contender {
     }
   }
 
-  hold(): void {
+  /**
+   * Holds for the next caller (or readers) this node serves: their fencing token, a new
+   * generation each time, and the session the node lives in, which the hold keeps for its life.
+   */
+  hold(): { token: bigint; session: ZkSession } {
+    const token = fencingToken(this.lockNodeCzxid, this.seq, this.generation++);
     this.setState({ kind: 'held' });
-  }
-
-  /** The token of the next caller this node serves; generations count up from 0. */
-  issueToken(): bigint {
-    return fencingToken(this.lockNodeCzxid, this.seq, this.generation++);
+    return { token, session: this.session! };
   }
 
   /**
@@ -210,6 +234,9 @@ export class Contender {
   remove(): Promise<void> {
     this.setState({ kind: 'removed' });
     this.unwatchPredecessor();
+    // Our own deletion needs no news of itself: no callback outlives the node.
+    if (this.name) this.session?.unwatchData(this.nodePath, this.ownWatcher);
+    this.ownArmed = false;
     return this.node.remove(this.connection.current);
   }
 

@@ -4,6 +4,7 @@ import { type LockLossReason, LockLostError } from '../errors';
 import type { LockState, LockHandle, LockView } from '../types';
 import type { Contender } from './contender';
 import type { LockKind } from './lock-drivers';
+import type { ZkSession } from '../zookeeper/zk-session';
 
 /**
  * What a holder holds, a lock (HeldLock) or semaphore leases (HeldLease): its state, the signal
@@ -130,6 +131,8 @@ export class HeldLock extends HeldResource {
     /** Which side of the lock path it holds (owner scopes keep read, write and mutex apart). */
     readonly kind: LockKind,
     readonly contender: Contender,
+    /** The session its node lives in: a hold never moves to another (its node would not). */
+    readonly session: ZkSession,
     readonly fencingToken: bigint,
     private readonly onEnd: (lock: HeldLock) => Promise<void>,
     onLost: (error: LockLostError) => void,
@@ -148,13 +151,13 @@ export class HeldLock extends HeldResource {
    * past its session timeout ends the session and aborts the signal now.
    */
   assertHeld(): void {
-    const session = this.contender.session;
-    if (this.active) session?.checkLiveness();
+    const session = this.session;
+    if (this.active) session.checkLiveness();
     if (this.lostError) throw this.lostError;
     if (this.state === 'released') {
       throw new LockLostError(this.path, 'released', 'it was released by its owner');
     }
-    if (session && !session.heardRecently) {
+    if (!session.heardRecently) {
       throw new LockLostError(
         this.path,
         'connection-lost',
@@ -173,7 +176,7 @@ export class HeldLock extends HeldResource {
    * released right after a pause past the session timeout was lost while held, and is told so.
    */
   exit(): Promise<void> {
-    if (this.active) this.contender.session?.checkLiveness();
+    if (this.active) this.session.checkLiveness();
     if (--this.count > 0) return Promise.resolve();
     if (this.state !== 'lost') this.state = 'released';
     return this.end();

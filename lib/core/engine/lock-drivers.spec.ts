@@ -1,8 +1,5 @@
 import fc from 'fast-check';
 import {
-  fencingToken,
-  fencingTokenText,
-  MAX_GENERATION,
   positionOf,
   sequenceOf,
   sortContenders,
@@ -131,30 +128,5 @@ describe('lock naming (Curator-compatible)', () => {
       ahead: 0,
     });
     expect(positionOf(children, 'gone-lock-0000000009', new Set())).toBeNull();
-  });
-
-  it('fencing tokens grow with the generation, the sequence and across a re-created lock node', () => {
-    const first = fencingToken(100n, 41);
-    const handedOn = fencingToken(100n, 41, 1);
-    const lastHandoff = fencingToken(100n, 41, MAX_GENERATION);
-    const next = fencingToken(100n, 42);
-    const afterRecreate = fencingToken(101n, 0);
-    expect(handedOn > first).toBe(true);
-    expect(next > lastHandoff).toBe(true);
-    expect(afterRecreate > next).toBe(true);
-    expect(fencingToken(100n, 2 ** 31 - 1, MAX_GENERATION) < fencingToken(101n, 0)).toBe(true);
-    expect(() => fencingToken(100n, 41, MAX_GENERATION + 1)).toThrow(RangeError);
-  });
-
-  it('keeps tokens of ensemble zxids (epoch in the high bits) apart and ordered as text', () => {
-    const epoch3 = (3n << 32n) | 17n;
-    const big = fencingToken(epoch3, 2 ** 31 - 1, MAX_GENERATION);
-    const bigger = fencingToken(epoch3 + 1n, 0);
-    expect(big > 2n ** 64n).toBe(true);
-    expect(bigger < 2n ** 128n).toBe(true);
-    expect(fencingTokenText(big) < fencingTokenText(bigger)).toBe(true);
-    expect(fencingTokenText(5n) < fencingTokenText(40n)).toBe(true);
-    expect(fencingTokenText(big)).toHaveLength(39);
-    expect(BigInt(fencingTokenText(big))).toBe(big);
   });
 });

@@ -70,26 +70,6 @@ export function sortContenders(children: readonly string[]): string[] {
     .map((c) => c.name);
 }
 
-/** The callers one node serves in turn are numbered in the fencing token's low 32 bits. */
-export const MAX_GENERATION = 0xffff_ffff;
-
-/**
- * Fencing token = (lock node czxid << 64) | (sequence << 32) | generation (docs/design.md
- * "Fencing tokens"): it grows across holders' nodes, re-created lock nodes and a node's callers.
- * The listing's Stat gives the czxid: no extra request.
- */
-export function fencingToken(lockNodeCzxid: bigint, sequence: number, generation = 0): bigint {
-  if (generation < 0 || generation > MAX_GENERATION) {
-    throw new RangeError(`fencing generation ${generation} is outside 0..${MAX_GENERATION}`);
-  }
-  return (lockNodeCzxid << 64n) | (BigInt(sequence >>> 0) << 32n) | BigInt(generation);
-}
-
-/** A token as 39 zero-padded digits: text order equals numeric order (for TEXT columns). */
-export function fencingTokenText(token: bigint): string {
-  return token.toString().padStart(39, '0');
-}
-
 /** @internal The recipes that queue on a lock path (owner scopes keep their holds apart). */
 export type LockKind = 'mutex' | 'read' | 'write';
 

@@ -123,7 +123,11 @@ export class LockQueues {
 
   /** The queues whose nodes use `connection`'s sessions. */
   private on(connection: ZkConnection): WaiterQueue[] {
-    return this.all().filter((q) => q.connection === connection);
+    const queues: WaiterQueue[] = [];
+    for (const entry of this.byPath.values()) {
+      for (const kind of KINDS) if (entry[kind]?.connection === connection) queues.push(entry[kind]);
+    }
+    return queues;
   }
 
   /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
@@ -328,7 +332,7 @@ export class WaiterQueue {
   private pump(): void {
     if (this.driver.shared) {
       for (const node of new Set(this.waiters.map((w) => w.contender))) {
-        if (!mayGrant(node)) continue;
+        if (!node?.mayHold()) continue;
         this.grant(
           node,
           this.waiters.filter((w) => w.contender === node),
@@ -349,7 +353,7 @@ export class WaiterQueue {
   private grantNext(): void {
     const first = this.waiters.find((w) => w.contender?.isFirst);
     const node = first?.contender;
-    if (!mayGrant(node)) return;
+    if (!node?.mayHold()) return;
     if (!node.isHeld || node.confirmed) return this.grant(node, [first!]);
     this.confirming = node;
     void node.confirmSelf().finally(() => {
@@ -359,21 +363,22 @@ export class WaiterQueue {
   }
 
   private grant(node: Contender, members: readonly Waiter[]): void {
+    for (const w of members) this.finish(w);
+    // Someone listens for lost locks, or the node will serve more callers of its batch: it
+    // watches itself for deletion by others (else once someone asks: HeldLock.watchForLoss).
+    const watched = this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node);
     // One token for the readers of a node; a new generation for each caller of an exclusive one.
-    const token = node.issueToken();
-    node.hold();
+    const { token, session } = node.hold();
+    if (watched) node.watchSelf();
     const locks = this.holding.get(node) ?? new Set<HeldLock>();
     this.holding.set(node, locks);
-    for (const w of members) this.finish(w);
-    // Someone listens for lost locks, or the node will serve more callers of its batch: watch it
-    // for deletion by others (else once someone asks: HeldLock.watchForLoss).
-    if (this.ctx.watchesLoss() || this.waiters.some((w) => w.contender === node)) node.watchSelf();
     for (const w of members) {
       const lock: HeldLock = new HeldLock(
         this.displayPath,
         this.lockPath,
         this.driver.kind,
         node,
+        session,
         token,
         (l) => this.release(l),
         (error) => this.ctx.lost(lock, error),
@@ -534,8 +539,8 @@ export class WaiterQueue {
     this.holding.delete(node);
     if (
       lock.state !== 'lost' &&
-      node.canServeAgain &&
-      this.waiters.some((w) => w.contender === node)
+      this.waiters.some((w) => w.contender === node) &&
+      node.canServeAgain
     ) {
       // In-process handoff: the next caller of the batch holds the node now; while disconnected
       // pump() serves it once the session is back, and a lost session requeues the batch. The
@@ -601,9 +606,7 @@ export class WaiterQueue {
   // ---- what callers are told ----------------------------------------------------------------
 
   private holdersIn(session: ZkSession): HeldLock[] {
-    return [...this.holding].flatMap(([node, locks]) =>
-      node.session === session ? [...locks] : [],
-    );
+    return this.holders.filter((lock) => lock.session === session);
   }
 
   private noSessionForTry(): ZooKeeperUnavailableError {
@@ -635,15 +638,6 @@ export class WaiterQueue {
     }
     return waitTimeoutError(this.ctx.connection, this.displayPath, waitTimeoutMs, ahead);
   }
-}
-
-/**
- * Granted only on a connected session heard from within the safe window: while disconnected
- * ownership is unknown, and a process that woke from a pause may hold an expired session
- * (docs/design.md "What holding means, and when it ends").
- */
-function mayGrant(node: Contender | undefined): node is Contender {
-  return !!node?.isFirst && !!node.session?.checkProvenAlive();
 }
 
 /** @internal A try without a connected session does not wait for one. */
