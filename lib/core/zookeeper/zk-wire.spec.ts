@@ -12,6 +12,8 @@ import { OP, encodeCreate, encodeDelete, encodePathWatch, encodeSetData } from '
 import { EVENT_NAMES } from './jute';
 import { ZOOKEEPER_CODES, codeName } from './zk-errors';
 import { ACL } from './zk-client';
+import { ZkCredentials } from './zk-credentials';
+import { inspect } from 'node:util';
 import { seededRandom as random } from '../../../test/support/seeded-random';
 
 /** A socket the spec feeds: records writes, reads what `feed` gives it. */
@@ -424,6 +426,41 @@ describe('ZkWire framing', () => {
     expect(log.slice(1)).toEqual(codes.map((code, i) => `r${i}: ${codeName(code)}[${code}]`));
     expect(codeName(-9999)).toBe('UNKNOWN_CODE');
     expect(wire.connected).toBe(true);
+    wire.end();
+  });
+
+  it('writes the AUTH packets behind the ConnectRequest and never shows them (util.inspect)', async () => {
+    const secret = 'pw';
+    const [auth] = ZkCredentials.from({ auth: `a:${secret}` }).authPackets();
+    const sockets: StandInSocket[] = [];
+    const wire = new ZkWire({
+      target: { servers: [{ host: 'zk1', port: 2181 }] },
+      sessionTimeoutMs: 9000,
+      authPackets: [auth],
+      handlers: {
+        connected: () => undefined,
+        disconnected: () => undefined,
+        expired: () => undefined,
+        authFailed: () => undefined,
+        answered: () => undefined,
+        socketFailed: () => undefined,
+        mayConnect: () => true,
+        ended: () => undefined,
+      },
+      openSocket: () => {
+        sockets.push(new StandInSocket());
+        return sockets[0] as unknown as Socket;
+      },
+    });
+    wire.start();
+    for (let i = 0; i < 100 && sockets.length === 0; i++) await new Promise(setImmediate);
+    sockets[0].open();
+    expect(Buffer.concat(sockets[0].written).includes(auth)).toBe(true);
+    // A Buffer shows as hex bytes; the AUTH packet is short enough to show whole.
+    const hex = Buffer.from(`a:${secret}`).toString('hex').match(/../g)!.join(' ');
+    const shown = inspect(wire, { depth: Infinity, showHidden: true });
+    expect(shown).not.toContain(hex);
+    expect(inspect(auth)).toContain(hex);
     wire.end();
   });
 

@@ -112,7 +112,14 @@ export class ZkWire {
   private pingTimer?: NodeJS.Timeout;
   private lastSentAt = 0;
 
-  constructor(private readonly options: WireOptions) {}
+  /** The AUTH packets hold the credentials' secret: a private field, never shown by inspect(). */
+  readonly #authPackets: readonly Buffer[];
+  private readonly options: Omit<WireOptions, 'authPackets'>;
+
+  constructor({ authPackets, ...options }: WireOptions) {
+    this.#authPackets = authPackets;
+    this.options = options;
+  }
 
   get state(): WireState {
     return this.current;
@@ -284,7 +291,7 @@ export class ZkWire {
         sessionId: this.sessionId,
         password: this.password,
       }),
-      ...this.options.authPackets,
+      ...this.#authPackets,
       ...(watched ? encodeSetWatches(this.lastZxid, paths, this.options.target.chroot) : []),
     ];
     socket.write(Buffer.concat(frames));
