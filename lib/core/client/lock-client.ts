@@ -79,7 +79,7 @@ export class ZkLockClient extends EventEmitter {
     super();
     // In dependency order: the reaper, then what hands it paths (queues; semaphores and elections
     // on first use), each on its lock path's session (docs/design.md "Sessions as a pool").
-    const nodeData = (this.nodeData = lockNodeData(options.nodeData));
+    this.nodeData = lockNodeData(options.nodeData);
     this.reaper = new ParentReaper(
       (lockPath) => pool.connectionOf(lockPath),
       options.parentCleanupDelayMs ?? DEFAULTS.parentCleanupDelayMs,
@@ -87,7 +87,7 @@ export class ZkLockClient extends EventEmitter {
     // In member order: LockQueues picks a path's context by sessionIndexOf, as the pool does.
     const maxNodesPerPath = Math.max(1, options.maxNodesPerPath ?? DEFAULTS.maxNodesPerPath);
     const contexts = pool.members.map((member, index) =>
-      this.queueContext(nodeData, maxNodesPerPath, member, index),
+      this.queueContext(this.nodeData, maxNodesPerPath, member, index),
     );
     this.queues = new LockQueues(contexts, this.reaper, {
       maxWaitersPerPath: options.maxWaitersPerPath ?? DEFAULTS.maxWaitersPerPath,

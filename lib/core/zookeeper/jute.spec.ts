@@ -11,7 +11,6 @@ import {
   encodePathWatch,
   decodeReply,
   decodeReplyFrame,
-  withChroot,
 } from './jute';
 
 // Expected bytes were taken once from a reference jute implementation (node-zookeeper-client's):
@@ -38,7 +37,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
         for (const acl of ACLS) {
           for (const flags of [0, 1, 2, 3]) {
             for (const xid of XIDS) {
-              frames.push(encodeCreate(xid, withChroot(path, chroot), data, acl, flags));
+              frames.push(encodeCreate(xid, path, data, acl, flags, chroot));
             }
           }
         }
@@ -67,7 +66,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
       const frames: Buffer[] = [];
       for (const path of PATHS) {
         for (const acl of ACLS) {
-          frames.push(encodeCreate(7, withChroot(path, chroot), data, acl, CONTAINER));
+          frames.push(encodeCreate(7, path, data, acl, CONTAINER, chroot));
         }
       }
       expect(sha256(frames)).toBe(expected);
@@ -88,7 +87,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
     const frames: Buffer[] = [];
     for (const path of PATHS) {
       for (const version of [-1, 0, 7, 0x7fffffff]) {
-        for (const xid of XIDS) frames.push(encodeDelete(xid, withChroot(path, chroot), version));
+        for (const xid of XIDS) frames.push(encodeDelete(xid, path, version, chroot));
       }
     }
     expect(sha256(frames)).toBe(expected);
@@ -133,7 +132,7 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
       for (const path of PATHS) {
         for (const watch of [true, false]) {
           for (const xid of XIDS) {
-            frames.push(encodePathWatch(xid, type, withChroot(path, chroot), watch));
+            frames.push(encodePathWatch(xid, type, path, watch, chroot));
           }
         }
       }

@@ -68,8 +68,8 @@ function aclSize(acl: readonly AclEntry[]): number {
 }
 
 /**
- * Writes jute fields one after the other into a frame sized in advance; each field is written by
- * its own method alone (Buffer's writes return the next offset).
+ * Writes jute fields one after the other into a frame sized in advance (Buffer's writes return the
+ * next offset); a scalar field is one method, a list or an ACL builds on them.
  */
 class Frame {
   readonly buffer: Buffer;
@@ -413,7 +413,7 @@ export function decodeNotification(frame: Buffer, chroot?: string): Notification
 }
 
 /** `path` as sent: under the connection's chroot, if any (the chroot's own node for '/'). */
-export function withChroot(path: string, chroot: string | undefined): string {
+function withChroot(path: string, chroot: string | undefined): string {
   return !chroot ? path : path === '/' ? chroot : chroot + path;
 }
 
@@ -427,8 +427,8 @@ function withoutChroot(path: string | undefined, chroot: string | undefined): st
 const STAT_BYTES = 68;
 
 /**
- * Reads jute fields one after the other, each by its own method alone; a field past the frame's
- * end throws RangeError.
+ * Reads jute fields one after the other (a scalar field one method, a list or an ACL building on
+ * them); a field past the frame's end throws RangeError.
  */
 class Reader {
   constructor(

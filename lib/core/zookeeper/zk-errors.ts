@@ -100,7 +100,7 @@ export function requestError(
   );
 }
 
-/** ZooKeeper 3.9's KeeperException.Code, code to name (the names as the Java enum spells them). */
+/** ZooKeeper 3.9's KeeperException.Code, code to name (the Java enum's names, words split by `_`). */
 const NAMES: ReadonlyMap<number, string> = new Map([
   [0, 'OK'],
   [-1, 'SYSTEM_ERROR'],
