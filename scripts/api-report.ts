@@ -4,13 +4,14 @@
  * reports them from the declarations the build ships, against the reports committed under
  * `api/`. A change to the public types is then always deliberate: it fails the check until the
  * reports are updated and committed with it. Also fails when the shipped declarations show
- * anything `@internal` or the client's internal hooks (scripts/api/internal-leaks.ts).
+ * anything `@internal` or the client's internal hooks (scripts/api/internal-leaks.ts), or do not
+ * compile for a consumer that checks libraries.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { apiEntries, REPORT_FOLDER, root } from './api/entries';
-import { emitDeclarations } from './api/declarations';
+import { declarationErrors, emitDeclarations } from './api/declarations';
 import { internalLeaks, leaksIn } from './api/internal-leaks';
 import { extractReport } from './api/report';
 
@@ -28,6 +29,12 @@ function main(update: boolean): number {
   const problems = internalLeaks(declarations);
   const changed: string[] = [];
   const entries = apiEntries();
+  problems.push(
+    ...declarationErrors(
+      declarations,
+      entries.map((e) => e.types),
+    ),
+  );
   for (const entry of entries) {
     const result = extractReport(entry, { declarations, tempFolder, update });
     problems.push(...result.errors.map((e) => `${entry.entry}: ${e}`));

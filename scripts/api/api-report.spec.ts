@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emitDeclarations } from './declarations';
+import { declarationErrors, emitDeclarations } from './declarations';
 import { apiEntries, root } from './entries';
 import { internalLeaks, leaksIn } from './internal-leaks';
 import { extractReport } from './report';
@@ -36,6 +36,23 @@ describe('api:check', () => {
     expect(result.errors).toEqual([]);
     expect(result.changed).toBe(false);
     expect(internalLeaks(declarations)).toEqual([]);
+    expect(declarationErrors(declarations, apiEntries().map((e) => e.types))).toEqual([]);
+  });
+
+  it('fails on a shipped declaration that names a type stripInternal left out', () => {
+    const contender = join(declarations, 'lib', 'core', 'engine', 'contender.d.ts');
+    const shipped = readFileSync(contender, 'utf8');
+    try {
+      writeFileSync(
+        contender,
+        `${shipped}\nexport declare function leaked(recovery: Recovery): void;\n`,
+      );
+      expect(declarationErrors(declarations, [entry.types, 'lib/core/index.d.ts'])).toEqual([
+        expect.stringMatching(/^lib\/core\/engine\/contender\.d\.ts\(\d+\): Cannot find name 'Recovery'/),
+      ]);
+    } finally {
+      writeFileSync(contender, shipped);
+    }
   });
 
   it('fails on a changed public signature and shows it in the fresh report', () => {

@@ -4,7 +4,7 @@
  * `dist/`.
  */
 import ts from 'typescript';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { root } from './entries';
 
 /** Emits `lib`'s declarations under `outDir` (`<outDir>/lib/index.d.ts`, ...); fails on errors. */
@@ -32,4 +32,34 @@ function fail(...diagnostics: ts.Diagnostic[]): never {
       getNewLine: () => '\n',
     }),
   );
+}
+
+/**
+ * The errors a consumer that checks libraries (`skipLibCheck: false`) gets from the shipped
+ * declarations reachable from `entries` (paths under `outDir`): a declaration that names a type
+ * `stripInternal` left out, for one. API Extractor reads only what an entry exports.
+ */
+export function declarationErrors(outDir: string, entries: readonly string[]): string[] {
+  const program = ts.createProgram(
+    entries.map((entry) => join(outDir, entry)),
+    {
+      noEmit: true,
+      strict: true,
+      skipLibCheck: false,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules', '@types')],
+    },
+  );
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.category === ts.DiagnosticCategory.Error)
+    .map((d) => {
+      const where = d.file
+        ? `${relative(outDir, d.file.fileName)}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})`
+        : 'declarations';
+      return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+    });
 }

@@ -791,6 +791,7 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 }
 
 /**
+ * @internal
  * Creates `path` (data `leafData`) and its missing ancestors as CONTAINER nodes with our marker;
  * the namespace and above persistent, unmarked, never removed. Deepest first, as Curator's
  * creatingParentContainersIfNeeded(). A create in doubt is sent again while `keepGoing()`; an
