@@ -891,11 +891,6 @@ export class SessionRequests {
  * RTTVAR. One per client, fed by the replies its sessions' requests get (SessionRequests).
  */
 export class RoundTrips {
-  /**
-   * What an answered request takes at most, as observed; undefined before any answer. Written by
-   * `observe` only; a plain field, so a release that reads it runs nothing.
-   */
-  timeoutMs: number | undefined;
   private smoothed?: number;
   private variation = 0;
 
@@ -909,7 +904,11 @@ export class RoundTrips {
       this.variation = 0.75 * this.variation + 0.25 * Math.abs(this.smoothed - ms);
       this.smoothed = 0.875 * this.smoothed + 0.125 * ms;
     }
-    this.timeoutMs = this.smoothed + 4 * this.variation;
+  }
+
+  /** What an answered request takes at most, as observed; undefined before any answer. */
+  get timeoutMs(): number | undefined {
+    return this.smoothed === undefined ? undefined : this.smoothed + 4 * this.variation;
   }
 }
 
