@@ -319,6 +319,7 @@ describe('our reply decoding, reply for reply against what a reference jute impl
         xid: 7,
         zxid: frame.subarray(8, 16),
         err: code,
+        answers: false,
         payload: null,
       });
     }
@@ -327,8 +328,14 @@ describe('our reply decoding, reply for reply against what a reference jute impl
   it('the payload with the header, only for the request the reply answers without error', () => {
     const request = { type: OP.EXISTS, frame: encodePathWatch(7, OP.EXISTS, '/a', false) };
     const frame = reply(7, 0, [STAT]);
-    expect(decodeReplyFrame(frame, request).payload).toEqual({ stat: STAT_DECODED });
-    expect(decodeReplyFrame(reply(8, 0, [STAT]), request).payload).toBeNull();
+    expect(decodeReplyFrame(frame, request)).toMatchObject({
+      answers: true,
+      payload: { stat: STAT_DECODED },
+    });
+    expect(decodeReplyFrame(reply(8, 0, [STAT]), request)).toMatchObject({
+      answers: false,
+      payload: null,
+    });
     expect(decodeReplyFrame(reply(7, -101), request).payload).toBeNull();
     expect(decodeReplyFrame(reply(7, 0), request).payload).toBeUndefined(); // unreadable
   });

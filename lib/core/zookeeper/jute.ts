@@ -307,7 +307,9 @@ export interface Reply {
   xid: number;
   zxid: Buffer;
   err: number;
-  /** The payload if the frame answers `request` without error, else null; undefined: unreadable. */
+  /** Whether it answers `request` (its xid is the request's). */
+  answers: boolean;
+  /** The payload if it answers `request` without error, else null; undefined: unreadable. */
   payload: ReplyPayload | undefined;
 }
 
@@ -320,15 +322,16 @@ export function decodeReplyFrame(
   if (frame.length < REPLY_PAYLOAD_OFFSET) throw new RangeError('frame ends inside its header');
   const xid = frame.readInt32BE(4);
   const err = frame.readInt32BE(16);
+  const answers = request !== undefined && request.frame.readInt32BE(XID_OFFSET) === xid;
   let payload: ReplyPayload | undefined = null;
-  if (err === 0 && request && request.frame.readInt32BE(XID_OFFSET) === xid) {
+  if (err === 0 && answers) {
     try {
       payload = decodeReply(request.type, frame, chroot);
     } catch {
       payload = undefined;
     }
   }
-  return { xid, zxid: frame.subarray(8, 16), err, payload };
+  return { xid, zxid: frame.subarray(8, 16), err, answers, payload };
 }
 
 /**

@@ -378,13 +378,13 @@ export class ZkWire {
       if (header.err === ZkCode.AUTH_FAILED) this.refuseAuth(socket);
       return;
     }
-    // Replies come in the order the requests were written: any other is a protocol error.
-    const inOrder = packet !== undefined && packet.frame.readInt32BE(XID_OFFSET) === header.xid;
-    if (inOrder && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
+    if (header.answers && header.zxid.readBigInt64BE(0) > 0n) header.zxid.copy(this.lastZxid);
     // The session hears of the frame, then of its request's answer (the code), in one visit.
     handlers.answered();
-    // An answer we cannot read: its request is in doubt, as every other one on this socket.
-    if (!inOrder || header.payload === undefined) return void socket.destroy();
+    // Replies come in the order the requests were written: one that answers another request is a
+    // protocol error, and one we cannot read leaves its request in doubt, as every other one on
+    // this socket.
+    if (!header.answers || header.payload === undefined) return void socket.destroy();
     this.pending.shift();
     packet.answer(header.err, header.payload);
   }
