@@ -73,16 +73,14 @@ function aclSize(acl: readonly AclEntry[]): number {
  */
 class Frame {
   readonly buffer: Buffer;
-  private at: number;
+  private at = 0;
 
   /** A frame for a `bodySize` request: length, header (xid, type); no type: no header (connect). */
   constructor(bodySize: number, xid: number, type?: number) {
     const headerSize = type === undefined ? 0 : 8;
     this.buffer = Buffer.allocUnsafe(4 + headerSize + bodySize);
-    this.at = this.buffer.writeInt32BE(headerSize + bodySize, 0);
-    if (type !== undefined) {
-      this.at = this.buffer.writeInt32BE(type, this.buffer.writeInt32BE(xid, this.at));
-    }
+    this.int(headerSize + bodySize);
+    if (type !== undefined) this.int(xid).int(type);
   }
 
   /** A long given as its 8 big-endian bytes. */
@@ -92,7 +90,7 @@ class Frame {
   }
 
   strings(values: readonly string[]): this {
-    this.at = this.buffer.writeInt32BE(values.length, this.at);
+    this.int(values.length);
     for (const value of values) this.string(value);
     return this;
   }
@@ -109,23 +107,21 @@ class Frame {
 
   string(value: string): this {
     const length = this.buffer.write(value, this.at + 4, 'utf8');
-    this.at = this.buffer.writeInt32BE(length, this.at) + length;
+    this.int(length);
+    this.at += length;
     return this;
   }
 
   bytes(value: Buffer | null): this {
     if (!value) return this.int(-1);
-    this.at = this.buffer.writeInt32BE(value.length, this.at);
+    this.int(value.length);
     this.at += value.copy(this.buffer, this.at);
     return this;
   }
 
   acl(acl: readonly AclEntry[]): this {
-    this.at = this.buffer.writeInt32BE(acl.length, this.at);
-    for (const a of acl) {
-      this.at = this.buffer.writeInt32BE(a.permission, this.at);
-      this.string(a.id.scheme).string(a.id.id);
-    }
+    this.int(acl.length);
+    for (const a of acl) this.int(a.permission).string(a.id.scheme).string(a.id.id);
     return this;
   }
 }
@@ -463,21 +459,17 @@ class Reader {
   }
 
   string(): string | undefined {
-    const length = this.frame.readInt32BE(this.at);
-    const start = this.at + 4;
-    this.at = start;
+    const length = this.int();
     if (length === -1) return undefined;
-    const end = start + length;
-    if (length < 0 || end > this.frame.length) throw new RangeError('reply ends inside a field');
-    this.at = end;
-    return this.frame.toString('utf8', start, end);
+    const start = this.at;
+    this.at = this.end(length);
+    return this.frame.toString('utf8', start, this.at);
   }
 
   strings(): string[] | undefined {
-    const count = this.frame.readInt32BE(this.at);
-    this.at += 4;
+    const count = this.int();
     if (count === -1) return undefined;
-    if (count < 0 || count * 4 > this.frame.length - this.at)
+    if (count < 0 || count * 4 > this.remaining())
       throw new RangeError('reply ends inside a vector');
     const values: string[] = [];
     for (let i = 0; i < count; i++) values.push(this.string() as string);
@@ -498,14 +490,11 @@ class Reader {
   }
 
   bytes(): Buffer | undefined {
-    const length = this.frame.readInt32BE(this.at);
-    const start = this.at + 4;
-    this.at = start;
+    const length = this.int();
     if (length === -1) return undefined;
-    const end = start + length;
-    if (length < 0 || end > this.frame.length) throw new RangeError('reply ends inside a field');
-    this.at = end;
-    return Buffer.from(this.frame.subarray(start, end)); // a copy: the frame is reused
+    const start = this.at;
+    this.at = this.end(length);
+    return Buffer.from(this.frame.subarray(start, this.at)); // a copy: the frame is reused
   }
 
   /** A Stat, field by field at its offsets; its longs are views of one copy of its bytes. */
@@ -527,5 +516,12 @@ class Reader {
       numChildren: s.readInt32BE(56),
       pzxid: s.subarray(60, 68),
     };
+  }
+
+  /** Where a field of `length` bytes from here ends; RangeError past the frame's end. */
+  private end(length: number): number {
+    const end = this.at + length;
+    if (length < 0 || end > this.frame.length) throw new RangeError('reply ends inside a field');
+    return end;
   }
 }
