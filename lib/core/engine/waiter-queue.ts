@@ -123,11 +123,7 @@ export class LockQueues {
 
   /** The queues whose nodes use `connection`'s sessions. */
   private on(connection: ZkConnection): WaiterQueue[] {
-    const queues: WaiterQueue[] = [];
-    for (const entry of this.byPath.values()) {
-      for (const kind of KINDS) if (entry[kind]?.connection === connection) queues.push(entry[kind]);
-    }
-    return queues;
+    return this.all().filter((q) => q.connection === connection);
   }
 
   /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
