@@ -13,6 +13,10 @@ import {
   ZkLockClient,
   type ZkLockClientOptions,
 } from '../../lib';
+import { CONTAINER } from '../../lib/core/zookeeper/jute';
+import { CreateMode } from '../../lib/core/zookeeper/zk-client';
+import { ZkCode } from '../../lib/core/zookeeper/zk-errors';
+import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 
 /** The digest credentials of the contract's `acl: 'creator'` client (its nodes need them). */
 export const CONTRACT_AUTH = 'contract:s3cret';
@@ -195,6 +199,43 @@ export function describeLockContract(name: string, backend: () => ContractBacken
       await gone(`${namespace}/emptied/order-1`);
       await gone(`${namespace}/emptied`);
       expect(await backend().exists(namespace)).toBe(true);
+    });
+
+    it('makes a node with its parents in one transaction: all or none', async () => {
+      const session = new ZkSession({
+        connectionString: backend().connectionString(),
+        sessionTimeoutMs: 10_000,
+        requestTimeoutMs: 5_000,
+      });
+      session.start();
+      const container = (path: string) => ({ path, data: null, mode: CONTAINER });
+      const ephemeral = (path: string) => [path, null, CreateMode.EPHEMERAL] as const;
+      try {
+        await session.whenUsable();
+        await session.create(namespace, null, CreateMode.PERSISTENT);
+        const [a, b, c] = [`${namespace}/a`, `${namespace}/a/b`, `${namespace}/a/c`];
+        // `a` is missing: NONODE, nothing made.
+        const noParent = session.createWithParents([container(b)], ...ephemeral(`${b}/n`));
+        await expect(noParent).rejects.toMatchObject({ code: ZkCode.NO_NODE });
+        expect(await backend().exists(b)).toBe(false);
+        // From `a` down: every node, the last one's path answered.
+        const made = await session.createWithParents(
+          [container(a), container(b)],
+          ...ephemeral(`${b}/n`),
+        );
+        expect(made).toBe(`${b}/n`);
+        expect(await backend().exists(`${b}/n`)).toBe(true);
+        // `b` exists: NODEEXISTS, and neither `c` before it nor the node after it is made.
+        const clash = session.createWithParents(
+          [container(c), container(b)],
+          ...ephemeral(`${b}/m`),
+        );
+        await expect(clash).rejects.toMatchObject({ code: ZkCode.NODE_EXISTS });
+        expect(await backend().exists(c)).toBe(false);
+        expect(await backend().exists(`${b}/m`)).toBe(false);
+      } finally {
+        await session.close();
+      }
     });
 
     it("acl 'creator' with auth: the lock path's ACL is this client's own", async () => {

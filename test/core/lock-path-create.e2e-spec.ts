@@ -1,10 +1,10 @@
 /**
- * How a lock path is made (lib/core/engine/contender.ts, ensureLockPath): deepest first, as
- * Curator's creatingParentContainersIfNeeded(). A lock path the server swept once it was empty
- * (a CONTAINER node, every znode.container.checkIntervalMs) while its parent stayed is made
- * again with one create; missing parents are still made, top down, as containers with the
- * lock-path marker, and the namespace persistent without it. A spy on the session's create only
- * observes what is sent.
+ * How a lock path is made (lib/core/engine/contender.ts, ProtectedNode.send): with the lock node,
+ * in one transaction, one more level up each time the server answers NONODE. A lock path the
+ * server swept once it was empty (a CONTAINER node, every znode.container.checkIntervalMs) while
+ * its parent stayed is made again alone; missing parents are made too, top down, as containers
+ * with the lock-path marker, and the namespace persistent without it. Spies on the session's
+ * creates only observe what is sent.
  */
 import { vi } from 'vitest';
 import { ZkLockClient } from '../../lib';
@@ -31,6 +31,20 @@ describe('making a lock path', () => {
   /** Every create of a lock path or namespace node from now on (not the lock nodes). */
   const spyOnCreates = (): Sent[] => {
     const sent: Sent[] = [];
+    const withParents = ZkSession.prototype.createWithParents;
+    vi.spyOn(ZkSession.prototype, 'createWithParents').mockImplementation(function (
+      this: ZkSession,
+      parents,
+      ...node
+    ) {
+      const reply = withParents.call(this, parents, ...node);
+      for (const { path, mode, data } of parents) {
+        const entry: Sent = { path, mode, data: data?.toString(), code: 0 };
+        sent.push(entry);
+        reply.catch((err: unknown) => (entry.code = codeOf(err) ?? -1));
+      }
+      return reply;
+    });
     const create = ZkSession.prototype.create;
     vi.spyOn(ZkSession.prototype, 'create').mockImplementation(function (
       this: ZkSession,
@@ -55,7 +69,7 @@ describe('making a lock path', () => {
       parentCleanupDelayMs: 10 * 60_000, // our own cleanup stays out of it
     });
 
-  it('makes a lock path the server swept again with one create, its parent and namespace not asked again', async () => {
+  it('makes a lock path the server swept again with its lock node, its parent and namespace not asked again', async () => {
     const namespace = `${zk.root}/swept/ns`;
     const locks = await connect(namespace);
     try {

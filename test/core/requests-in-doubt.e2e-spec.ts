@@ -25,22 +25,23 @@ describe('requests in doubt', () => {
   afterEach(() => vi.restoreAllMocks());
 
   /**
-   * When the create of `target` is sent: 'freeze' the server until that create has timed out,
-   * or 'drop' the connection right after sending it.
+   * When the create that makes `target` (a lock path's parent, with the lock node) is sent:
+   * 'freeze' the server until that create has timed out, or 'drop' the connection right after
+   * sending it.
    */
   const faultOnCreate = (target: string, fault: 'freeze' | 'drop'): { hit: () => boolean } => {
-    const create = ZkSession.prototype.create;
+    const create = ZkSession.prototype.createWithParents;
     let hit = false;
-    vi.spyOn(ZkSession.prototype, 'create').mockImplementation(function (
+    vi.spyOn(ZkSession.prototype, 'createWithParents').mockImplementation(function (
       this: ZkSession,
-      path,
-      data,
-      mode,
+      parents,
+      ...node
     ) {
-      if (path !== target || hit) return create.call(this, path, data, mode);
+      if (!parents.some((p) => p.path === target) || hit)
+        return create.call(this, parents, ...node);
       hit = true;
       if (fault === 'freeze') zk.server.members[0].pause();
-      const sent = create.call(this, path, data, mode);
+      const sent = create.call(this, parents, ...node);
       if (fault === 'freeze') {
         sent.then(
           () => zk.server.members[0].resume(),

@@ -3,7 +3,7 @@ import { CreateMode } from '../zookeeper/zk-client';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { ZkCredentials } from '../zookeeper/zk-credentials';
 import { LockAccessDeniedError } from '../errors';
-import { ensureLockPath } from '../engine/contender';
+import { ensureNamespace } from '../engine/contender';
 import type { AclEntry } from '../zookeeper/zk-client';
 
 /** The name of the node connect() creates to learn our ids: ephemeral, deleted at once. */
@@ -26,7 +26,7 @@ export async function checkNamespace(
   const shown = `"${namespace ?? '/'}"`;
   let foreign: AclEntry[];
   try {
-    if (namespace) await ensureLockPath(session, namespace);
+    if (namespace) await ensureNamespace(session, namespace);
     const name = await session.create(
       `${namespace ?? ''}/${PROBE}`,
       null,

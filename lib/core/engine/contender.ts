@@ -11,7 +11,7 @@ import {
   isNodeExists,
   isNotEmpty,
 } from '../zookeeper/zk-errors';
-import { type Listing, ZkSession } from '../zookeeper/zk-session';
+import { type Listing, type NewNode, ZkSession } from '../zookeeper/zk-session';
 import { sequenceOf, type LockDriver, type Place, sortContenders } from './lock-drivers';
 import { randomUUID } from 'node:crypto';
 import { UnexpectedAclError, InvalidLockPathError, LockAccessDeniedError } from '../errors';
@@ -267,10 +267,7 @@ export class Contender {
       try {
         name = await created;
       } catch (err) {
-        if (isNoNode(err)) {
-          if (await this.createLockPath(session)) continue;
-          return undefined;
-        }
+        if (this.node.createAgain(err)) continue; // with (more of) the lock path, or none
         // At 2^31-1 (ZooKeeper 3.8) a create can clash with a node of that name.
         if (isNodeExists(err)) {
           if (await this.waitForSequenceReset(session)) continue;
@@ -316,17 +313,6 @@ export class Contender {
   /** Recovery goes on while a caller waits for this node, then for DOUBTS_AFTER_WAIT answers. */
   private keepRecovering(): boolean {
     return !this.isGone || ++this.doubtsAfterWait <= DOUBTS_AFTER_WAIT;
-  }
-
-  /** The lock path is missing: creates it; false if the callers gave up meanwhile. */
-  private async createLockPath(session: ZkSession): Promise<boolean> {
-    if (this.isGone) return false;
-    return ensureLockPath(session, this.lockPath, undefined, {
-      keepGoing: () => {
-        this.placingInDoubt(); // asked on each create in doubt
-        return !this.isGone;
-      },
-    });
   }
 
   /** Waits for a lock node below SEQUENCE_GUARD, its place "busy" meanwhile; false if given up. */
@@ -575,6 +561,8 @@ export class ProtectedNode {
   private deletion?: Promise<void>;
   /** Other nodes with our uuid (a create in doubt that committed twice), being deleted. */
   private readonly strays = new Map<string, Promise<void>>();
+  /** How many nodes of the lock path, `dir` up, the next create makes with ours (createAgain). */
+  private pathLevels = 0;
 
   constructor(
     readonly dir: string,
@@ -596,21 +584,49 @@ export class ProtectedNode {
     return `${this.dir}/${this.ownName}`;
   }
 
-  /** Sends just the create (a listing in the same tick shares the trip); the name to adopt. */
-  send(session: ZkSession): Promise<string> {
+  /**
+   * Sends just the create (a listing in the same tick shares the trip); the name to adopt. Once
+   * createAgain() found the lock path missing, its missing nodes (`dir` with `dirData`) are made
+   * in the same transaction as ours: a process that dies in between leaves no container that
+   * never had a child, which the server would keep (docs/design.md "Cleanup").
+   */
+  send(session: ZkSession, dirData?: Buffer): Promise<string> {
     this.ownSession = session;
     const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
+    const mode = CreateMode.EPHEMERAL_SEQUENTIAL;
+    const nameOf = (path: string): string => {
+      this.pathLevels = 0;
+      return path.slice(path.lastIndexOf('/') + 1);
+    };
+    if (this.pathLevels > 0) {
+      // We make `dir` here, with our ACL: nothing to check.
+      const parents = lockPathNodes(this.dir, this.pathLevels, session.namespace, dirData);
+      return session.createWithParents(parents, prefix, this.data, mode).then(nameOf);
+    }
     // With acl: 'creator', the directory's ACL is read in the same write, ahead of the create:
     // its answer comes first, so checking it costs the server one request and no round trip.
     const acl = session.checksAcl ? session.getAcl(this.dir).catch(() => undefined) : undefined;
-    const created = session
-      .create(prefix, this.data, CreateMode.EPHEMERAL_SEQUENTIAL)
-      .then((path) => path.slice(path.lastIndexOf('/') + 1));
+    const created = session.create(prefix, this.data, mode).then(nameOf);
     if (!acl) return created;
     return created.then(async (name) => {
       await this.checkDir(session, [name], await acl);
       return name;
     });
+  }
+
+  /**
+   * Whether a create that failed with `err` is sent again: with one more node of the lock path
+   * (NONODE: `dir` or an ancestor is missing), or with none (NODEEXISTS while making them: made
+   * meanwhile). Not for NONODE below the root (a missing chroot node).
+   */
+  createAgain(err: unknown): boolean {
+    if (isNoNode(err) && this.pathLevels < this.dir.split('/').length - 1) {
+      this.pathLevels++;
+      return true;
+    }
+    if (!isNodeExists(err) || this.pathLevels === 0) return false;
+    this.pathLevels = 0;
+    return true;
   }
 
   /**
@@ -651,12 +667,9 @@ export class ProtectedNode {
     this.forget();
     for (;;) {
       try {
-        return this.adopt(await this.send(session));
+        return this.adopt(await this.send(session, dirData));
       } catch (err) {
-        if (isNoNode(err)) {
-          if (await ensureLockPath(session, this.dir, dirData, recovery)) continue;
-          return; // gave up while creating `dir`: no node of ours
-        }
+        if (this.createAgain(err)) continue;
         if (!isInDoubt(err)) throw err;
         if ((await this.recover(session, recovery)) !== 'not-found') return;
       }
@@ -791,59 +804,45 @@ export function withDefaults(recovery: Recovery): Required<Recovery> {
 }
 
 /**
- * @internal
- * Creates `path` (data `leafData`) and its missing ancestors as CONTAINER nodes with our marker;
- * the namespace and above persistent, unmarked, never removed. Deepest first, as Curator's
- * creatingParentContainersIfNeeded(). A create in doubt is sent again while `keepGoing()`; an
- * ancestor removed meanwhile is made again. False once given up; rejects with SESSION_GONE.
+ * The `levels` lowest nodes of lock path `dir`, itself included, top down, as made with a node in
+ * it: CONTAINERs with our marker (`dir` with `dirData`), which the server deletes once emptied;
+ * the namespace and above persistent and unmarked, never removed.
  */
-export async function ensureLockPath(
-  session: ZkSession,
-  path: string,
-  leafData: Buffer = LOCK_PATH_DATA,
-  recovery: Recovery = {},
-  attempts = 10,
-): Promise<boolean> {
-  const { keepGoing, usable } = withDefaults(recovery);
-  /** Creates `p`: 'made' once it exists, NO_NODE's error when its parent is missing. */
-  const create = async (p: string): Promise<'made' | 'gave-up' | { noParent: unknown }> => {
-    const outsideLocks = isNamespace(p, session.namespace);
-    const data = outsideLocks ? null : p === path ? leafData : LOCK_PATH_DATA;
-    for (;;) {
-      try {
-        await session.create(p, data, outsideLocks ? CreateMode.PERSISTENT : CONTAINER);
-        return 'made';
-      } catch (err) {
-        if (isInDoubt(err)) {
-          if (!keepGoing()) return 'gave-up';
-          if (await usable(session)) continue;
-          throw sessionLostDuringCreate(p);
-        }
-        if (isNoNode(err)) return { noParent: err };
-        if (!isNodeExists(err)) throw err;
-        return 'made';
+function lockPathNodes(
+  dir: string,
+  levels: number,
+  namespace: string | undefined,
+  dirData: Buffer = LOCK_PATH_DATA,
+): NewNode[] {
+  const nodes: NewNode[] = [];
+  for (let path = dir; nodes.length < levels; path = parentPath(path)) {
+    const outsideLocks = isNamespace(path, namespace);
+    const data = outsideLocks ? null : path === dir ? dirData : LOCK_PATH_DATA;
+    nodes.unshift({ path, data, mode: outsideLocks ? CreateMode.PERSISTENT : CONTAINER });
+  }
+  return nodes;
+}
+
+/**
+ * @internal
+ * Creates the namespace and its missing ancestors, persistent and unmarked, never removed. A
+ * create in doubt is sent again once the session is usable; rejects with SESSION_GONE.
+ */
+export async function ensureNamespace(session: ZkSession, namespace: string): Promise<void> {
+  for (;;) {
+    try {
+      await session.create(namespace, null, CreateMode.PERSISTENT);
+      return;
+    } catch (err) {
+      if (isNodeExists(err)) return;
+      if (isNoNode(err) && parentPath(namespace) !== '/') {
+        await ensureNamespace(session, parentPath(namespace));
+        continue;
       }
+      if (!isInDoubt(err)) throw err;
+      if (!(await session.whenUsable())) throw sessionLostDuringCreate(namespace);
     }
-  };
-  // Up from `path` to the first node that exists (made or found), then down again. The root
-  // (a chroot's node) is never made here.
-  const missing: string[] = [];
-  for (let p = path; ; p = parentPath(p)) {
-    const made = await create(p);
-    if (made === 'gave-up') return false;
-    if (made === 'made') break;
-    if (parentPath(p) === '/') throw made.noParent;
-    missing.push(p);
   }
-  for (let i = missing.length - 1; i >= 0; i--) {
-    const made = await create(missing[i]);
-    if (made === 'gave-up') return false;
-    if (made === 'made') continue;
-    // An ancestor made a moment ago is gone again (another client's cleanup): start over.
-    if (attempts > 1) return ensureLockPath(session, path, leafData, recovery, attempts - 1);
-    throw made.noParent;
-  }
-  return true;
 }
 
 /**

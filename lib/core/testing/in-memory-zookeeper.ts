@@ -17,7 +17,7 @@ export interface InMemoryZooKeeperOptions {
 /**
  * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
  * this library's client (sessions, ephemeral, sequential and container nodes, data/exists/child
- * watches, versions, session expiry, ACLs as stored). `ZkLockTestingModule.forRoot()` and plain
+ * watches, versions, session expiry, ACLs as stored, multis of creates). `ZkLockTestingModule.forRoot()` and plain
  * tests (a ZkLockClient on its connectionString) run the real lock engine against it, so tests
  * without Java get the same recipes, order and errors as production (docs/design.md "Testing
  * without ZooKeeper"). Not a ZooKeeper for anything but tests: one member, no disk, no ACL checks
@@ -210,11 +210,10 @@ export class InMemoryZooKeeper {
         this.expire(session);
         return undefined;
       case OP.CREATE:
-        return new JuteWriter().string(this.create(r, session, type));
-      case OP.CREATE_CONTAINER: {
-        const path = this.create(r, session, type);
-        return writeStat(new JuteWriter().string(path), this.nodes.get(path)!);
-      }
+      case OP.CREATE_CONTAINER:
+        return this.created(this.make(this.check(readCreate(r, session, type)), session));
+      case OP.MULTI:
+        return this.multi(r, session);
       case OP.GET_ACL: {
         const node = this.nodes.get(r.string());
         if (!node) throw ERR.NO_NODE;
@@ -268,32 +267,77 @@ export class InMemoryZooKeeper {
     }
   }
 
-  private create(r: JuteReader, session: Session, type: number): string {
-    let path = r.string();
-    const data = r.buffer();
-    const acl: Acl[] = [];
-    for (let i = r.int(); i > 0; i--) {
-      const [perms, scheme, id] = [r.int(), r.string(), r.string()];
-      // `auth` (CREATOR_ALL_ACL) stands for the identities of the session, as ZooKeeper stores it.
-      if (scheme !== 'auth') acl.push({ perms, scheme, id });
-      else for (const own of session.auth) acl.push({ perms, scheme: 'digest', id: own });
+  /**
+   * A multi of creates, all or none: each is checked against the nodes the ones before it make,
+   * then all are made. Its results as a real server writes them: a failure says 0 in the
+   * ReplyHeader and each op's code among the results (0 before the failing one, -2 after it).
+   */
+  private multi(r: JuteReader, session: Session): JuteWriter {
+    const creates: Create[] = [];
+    for (let type = r.int(); !r.bool(); type = r.int()) {
+      r.int(); // err
+      if (type !== OP.CREATE && type !== OP.CREATE_CONTAINER) throw ERR.UNIMPLEMENTED;
+      creates.push(readCreate(r, session, type));
     }
-    const flags = r.int();
-    // A container is created by createContainer only, and createContainer makes only containers.
-    const container = flags === FLAG.CONTAINER;
-    if (container !== (type === OP.CREATE_CONTAINER)) throw ERR.BAD_ARGUMENTS;
-    if (acl.length === 0) throw ERR.INVALID_ACL;
-    const parentPath = parentOf(path);
+    const made = new Set<string>();
+    let failed: { at: number; code: number } | undefined;
+    for (const [at, create] of creates.entries()) {
+      try {
+        made.add(this.check(create, made).path);
+      } catch (code) {
+        if (typeof code !== 'number') throw code;
+        failed = { at, code };
+        break;
+      }
+    }
+    const w = new JuteWriter();
+    creates.forEach((create, at) => {
+      if (!failed) return w.append(this.created(this.make(create, session), true));
+      const code = at < failed.at ? 0 : at === failed.at ? failed.code : ERR.RUNTIME_INCONSISTENCY;
+      w.int(-1).bool(false).int(code).int(code);
+    });
+    return w.int(-1).bool(true).int(-1);
+  }
+
+  /**
+   * A create's result: the path, with the Stat for a container (create2's); in a multi behind its
+   * MultiHeader.
+   */
+  private created(path: string, inMulti = false): JuteWriter {
+    const container = this.nodes.get(path)!.ephemeralOwner === CONTAINER_OWNER;
+    const w = new JuteWriter();
+    if (inMulti)
+      w.int(container ? OP.CREATE2 : OP.CREATE)
+        .bool(false)
+        .int(0);
+    w.string(path);
+    return container ? writeStat(w, this.nodes.get(path)!) : w;
+  }
+
+  /** Throws the code a create would fail with, `made` (by earlier ops of a multi) counted. */
+  private check(create: Create, made = new Set<string>()): Create {
+    const parentPath = parentOf(create.path);
     const parent = this.nodes.get(parentPath);
-    if (!parent || path === '/') throw ERR.NO_NODE;
-    if (parent.ephemeralOwner !== 0n && parent.ephemeralOwner !== CONTAINER_OWNER) {
+    if ((!parent && !made.has(parentPath)) || create.path === '/') throw ERR.NO_NODE;
+    if (parent && parent.ephemeralOwner !== 0n && parent.ephemeralOwner !== CONTAINER_OWNER) {
       throw ERR.NO_CHILDREN_FOR_EPHEMERALS;
     }
+    const sequential = (create.flags & FLAG.SEQUENTIAL) !== 0;
+    if (!sequential && (this.nodes.has(create.path) || made.has(create.path))) {
+      throw ERR.NODE_EXISTS;
+    }
+    return create;
+  }
+
+  /** Makes a checked create's node; its path (a sequential one's with the parent's counter). */
+  private make({ path, data, acl, flags }: Create, session: Session): string {
+    const parentPath = parentOf(path);
+    const parent = this.nodes.get(parentPath)!;
     if (flags & FLAG.SEQUENTIAL) path += String(parent.cversion).padStart(10, '0');
     if (this.nodes.has(path)) throw ERR.NODE_EXISTS;
     const ephemeral = (flags & FLAG.EPHEMERAL) !== 0;
     const zxid = ++this.zxid;
-    const owner = ephemeral ? session.id : container ? CONTAINER_OWNER : 0n;
+    const owner = ephemeral ? session.id : flags === FLAG.CONTAINER ? CONTAINER_OWNER : 0n;
     this.nodes.set(path, newNode(zxid, data, owner, acl));
     if (ephemeral) session.ephemerals.add(path);
     parent.children.add(path.slice(parentPath.length === 1 ? 1 : parentPath.length + 1));
@@ -431,12 +475,15 @@ const OP = {
   GET_CHILDREN: 8,
   PING: 11,
   GET_CHILDREN2: 12,
+  MULTI: 14,
+  CREATE2: 15,
   CREATE_CONTAINER: 19,
   AUTH: 100,
   SET_WATCHES: 101,
   CLOSE_SESSION: -11,
 };
 const ERR = {
+  RUNTIME_INCONSISTENCY: -2,
   UNIMPLEMENTED: -6,
   BAD_ARGUMENTS: -8,
   NO_NODE: -101,
@@ -454,6 +501,32 @@ const CONTAINER_OWNER = -0x8000000000000000n; // Long.MIN_VALUE
 const OPEN_ACL: Acl[] = [{ perms: 31, scheme: 'world', id: 'anyone' }];
 const SYNC_CONNECTED = 3;
 const XID_NOTIFICATION = -1;
+
+/** A CreateRequest as read. */
+interface Create {
+  path: string;
+  data: Buffer | null;
+  acl: Acl[];
+  flags: number;
+}
+
+/** Reads a CreateRequest of op `type`; throws BAD_ARGUMENTS or INVALID_ACL as the server does. */
+function readCreate(r: JuteReader, session: Session, type: number): Create {
+  const path = r.string();
+  const data = r.buffer();
+  const acl: Acl[] = [];
+  for (let i = r.int(); i > 0; i--) {
+    const [perms, scheme, id] = [r.int(), r.string(), r.string()];
+    // `auth` (CREATOR_ALL_ACL) stands for the identities of the session, as ZooKeeper stores it.
+    if (scheme !== 'auth') acl.push({ perms, scheme, id });
+    else for (const own of session.auth) acl.push({ perms, scheme: 'digest', id: own });
+  }
+  const flags = r.int();
+  // A container is created by createContainer only, and createContainer makes only containers.
+  if ((flags === FLAG.CONTAINER) !== (type === OP.CREATE_CONTAINER)) throw ERR.BAD_ARGUMENTS;
+  if (acl.length === 0) throw ERR.INVALID_ACL;
+  return { path, data, acl, flags };
+}
 
 function newNode(zxid: bigint, data: Buffer | null, ephemeralOwner: bigint, acl: Acl[]): ZNode {
   const now = BigInt(Date.now());

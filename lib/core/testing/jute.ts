@@ -58,6 +58,17 @@ export class JuteWriter {
     return this;
   }
 
+  bool(value: boolean): this {
+    this.parts.push(Buffer.of(value ? 1 : 0));
+    return this;
+  }
+
+  /** Another writer's fields, after these. */
+  append(other: JuteWriter): this {
+    this.parts.push(...other.parts);
+    return this;
+  }
+
   buffer(value: Buffer | null): this {
     if (value === null) return this.int(-1);
     this.int(value.length);

@@ -142,6 +142,24 @@ describe('our jute encoders, byte for byte against the bytes of a reference jute
     expect(hex(encodePathWatch(xid, type, path, watch))).toBe(bytes);
   });
 
+  it.each(CHROOTS)(
+    'multi (chroot %s): a create is sent as its flags say, its path under the chroot',
+    (chroot) => {
+      const acl = ACL.OPEN_ACL_UNSAFE as AclEntry[];
+      for (const flags of [0, 3, CONTAINER]) {
+        const multi = encodeMulti(
+          1,
+          [{ type: OP.CREATE, path: '/a', data: null, acl, flags }],
+          chroot,
+        );
+        const create = encodeCreate(1, '/a', null, acl, flags, chroot);
+        // length, xid, multi's type; the op's MultiHeader (type, done, err); its body; the end.
+        expect(multi.readInt32BE(12)).toBe(create.readInt32BE(8));
+        expect(multi.subarray(21, multi.length - 9)).toEqual(create.subarray(12));
+      }
+    },
+  );
+
   it('multi: create, delete, setData and check ops, with the closing header', () => {
     const ops: MultiOp[] = [
       {
@@ -310,6 +328,46 @@ describe('our reply decoding, reply for reply against what a reference jute impl
   it('exists and setData: the Stat', () => {
     expectDecoded(OP.EXISTS, reply(7, 0, [STAT]), { stat: STAT_DECODED });
     expectDecoded(OP.SET_DATA, reply(7, 0, [STAT]), { stat: STAT_DECODED });
+  });
+
+  it.each(CHROOTS)(
+    "multi (chroot %s): the created paths, a container's with its Stat",
+    (chroot) => {
+      const sent = (p: string): string => (chroot ? chroot + p : p);
+      const header = (type: number, done: boolean, err: number): Buffer =>
+        Buffer.concat([int(type), Buffer.of(done ? 1 : 0), int(err)]);
+      const results = [
+        header(15, false, 0), // createContainer's result: create2 (path, Stat)
+        str(sent('/locks/a')),
+        STAT,
+        header(1, false, 0), // create's: the path
+        str(sent('/locks/a/_c_1-lock-0000000000')),
+        header(-1, true, -1),
+      ];
+      const request = { type: OP.MULTI, frame: encodeMulti(7, []) };
+      expect(decodeReplyFrame(reply(7, 0, results), request, chroot)).toMatchObject({
+        err: 0,
+        payload: { paths: ['/locks/a', '/locks/a/_c_1-lock-0000000000'] },
+      });
+    },
+  );
+
+  it("a failed multi: the failing op's code is the reply's, though its header says 0", () => {
+    const error = (code: number): Buffer =>
+      Buffer.concat([int(-1), Buffer.of(0), int(code), int(code)]);
+    const done = Buffer.concat([int(-1), Buffer.of(1), int(-1)]);
+    const request = { type: OP.MULTI, frame: encodeMulti(7, []) };
+    // 0 for the ops before the failing one, RUNTIMEINCONSISTENCY (-2) for those after it.
+    for (const [results, err] of [
+      [[error(-101), error(-2), done], -101],
+      [[error(0), error(-110), error(-2), done], -110],
+    ] as const) {
+      expect(decodeReplyFrame(reply(7, 0, [...results]), request)).toMatchObject({
+        err,
+        answers: true,
+        payload: null,
+      });
+    }
   });
 
   it('the ReplyHeader: xid, zxid, any error code', () => {

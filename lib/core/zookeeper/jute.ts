@@ -12,6 +12,8 @@ export const OP = {
   CHECK: 13,
   GET_CHILDREN2: 12,
   MULTI: 14,
+  /** Only as the type of a multi's result: a container's create (path, Stat). */
+  CREATE2: 15,
   /** create with a CONTAINER node's flag; its reply is create2's (path, Stat). */
   CREATE_CONTAINER: 19,
   GET_ACL: 6,
@@ -46,7 +48,7 @@ export const XID_OFFSET = 4;
 /** Where a request frame's op type is: right behind its xid. */
 export const TYPE_OFFSET = XID_OFFSET + 4;
 
-/** One operation of a multi (ZooKeeper's transaction). */
+/** One operation of a multi (ZooKeeper's transaction); a create is sent as its flags say (createOpOf). */
 export type MultiOp =
   | {
       type: typeof OP.CREATE;
@@ -165,13 +167,17 @@ export function encodePathWatch(
   return new Frame(stringSize(sent) + 1, xid, type).string(sent).bool(watch).buffer;
 }
 
-/** A multi: each op behind a MultiHeader (type, done false, err -1), then the closing header. */
-export function encodeMulti(xid: number, ops: readonly MultiOp[]): Buffer {
+/**
+ * A multi: each op behind a MultiHeader (type, done false, err -1), then the closing header; its
+ * paths sent under `chroot`.
+ */
+export function encodeMulti(xid: number, ops: readonly MultiOp[], chroot?: string): Buffer {
   let size = 9;
-  for (const op of ops) size += 9 + opSize(op);
+  for (const op of ops) size += 9 + opSize(op, withChroot(op.path, chroot));
   const frame = new Frame(size, xid, OP.MULTI);
   for (const op of ops) {
-    frame.int(op.type).bool(false).int(-1).string(op.path);
+    const type = op.type === OP.CREATE ? createOpOf(op.flags) : op.type;
+    frame.int(type).bool(false).int(-1).string(withChroot(op.path, chroot));
     if (op.type === OP.CREATE) frame.bytes(op.data).acl(op.acl).int(op.flags);
     else if (op.type === OP.SET_DATA) frame.bytes(op.data).int(op.version);
     else frame.int(op.version);
@@ -179,11 +185,11 @@ export function encodeMulti(xid: number, ops: readonly MultiOp[]): Buffer {
   return frame.int(-1).bool(true).int(-1).buffer;
 }
 
-function opSize(op: MultiOp): number {
-  const path = stringSize(op.path);
-  if (op.type === OP.CREATE) return path + bufferSize(op.data) + aclSize(op.acl) + 4;
-  if (op.type === OP.SET_DATA) return path + bufferSize(op.data) + 4;
-  return path + 4;
+function opSize(op: MultiOp, path: string): number {
+  const size = stringSize(path);
+  if (op.type === OP.CREATE) return size + bufferSize(op.data) + aclSize(op.acl) + 4;
+  if (op.type === OP.SET_DATA) return size + bufferSize(op.data) + 4;
+  return size + 4;
 }
 
 export function encodeSetData(
@@ -281,6 +287,8 @@ export function encodeGetAcl(xid: number, path: string, chroot?: string): Buffer
 export type ReplyPayload =
   | null
   | { path: string | undefined }
+  | { paths: string[] }
+  | { failed: number }
   | { stat: FullStat }
   | { acl: AclEntry[]; stat: FullStat }
   | { children: string[] | undefined; stat: FullStat }
@@ -317,7 +325,7 @@ export function decodeReplyFrame(
 ): Reply {
   if (frame.length < REPLY_PAYLOAD_OFFSET) throw new RangeError('frame ends inside its header');
   const xid = frame.readInt32BE(4);
-  const err = frame.readInt32BE(16);
+  let err = frame.readInt32BE(16);
   const answers = request !== undefined && request.frame.readInt32BE(XID_OFFSET) === xid;
   let payload: ReplyPayload | undefined = null;
   if (err === 0 && answers) {
@@ -326,6 +334,10 @@ export function decodeReplyFrame(
     } catch {
       payload = undefined;
     }
+  }
+  if (payload && 'failed' in payload) {
+    err = payload.failed; // a failed multi: its failing op's code is the reply's
+    payload = null;
   }
   return { xid, zxid: frame.subarray(8, 16), err, answers, payload };
 }
@@ -355,8 +367,36 @@ export function decodeReply(type: number, frame: Buffer, chroot?: string): Reply
     case OP.EXISTS:
     case OP.SET_DATA:
       return { stat: reader.stat() };
+    case OP.MULTI:
+      return multiResults(reader, chroot);
     default:
       return null; // delete, closeSession, setWatches: no payload
+  }
+}
+
+/** ZooKeeper's RUNTIMEINCONSISTENCY: the code of a failed multi's ops after the failing one. */
+const RUNTIME_INCONSISTENCY = -2;
+
+/**
+ * A MultiResponse: each result behind a MultiHeader (its type, done, err) until the closing one.
+ * The created paths in op order, or the failing op's code (a failed multi's ReplyHeader says 0).
+ */
+function multiResults(reader: Reader, chroot?: string): { paths: string[] } | { failed: number } {
+  const paths: string[] = [];
+  let failed = 0;
+  for (;;) {
+    const type = reader.int();
+    const done = reader.bool();
+    const err = reader.int();
+    if (done) return failed === 0 ? { paths } : { failed };
+    if (type === OP.CREATE || type === OP.CREATE2) {
+      paths.push(withoutChroot(reader.string(), chroot) ?? '');
+      if (type === OP.CREATE2) reader.stat();
+    } else if (type === OP.SET_DATA) reader.stat();
+    else if (type === -1) {
+      reader.int(); // the ErrorResponse: err again
+      if (failed === 0 && err !== RUNTIME_INCONSISTENCY) failed = err;
+    }
   }
 }
 

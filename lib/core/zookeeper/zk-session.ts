@@ -21,6 +21,7 @@ import {
   encodeCreate,
   encodeDelete,
   encodeGetAcl,
+  encodeMulti,
   encodePathWatch,
   encodeSetData,
   type ReplyPayload,
@@ -342,6 +343,11 @@ export class ZkSession extends EventEmitter {
 
   create(path: string, data: Buffer | null, mode: number): Promise<string> {
     return this.requests.create(path, data, mode);
+  }
+
+  /** create, with `parents` created first in the same transaction (SessionRequests'). */
+  createWithParents(...args: Parameters<SessionRequests['createWithParents']>): Promise<string> {
+    return this.requests.createWithParents(...args);
   }
 
   getAcl(path: string): Promise<AclEntry[]> {
@@ -723,6 +729,13 @@ export interface Listing {
   version: number;
 }
 
+/** A node to create: its path, data and CreateMode. */
+export interface NewNode {
+  path: string;
+  data: Buffer | null;
+  mode: number;
+}
+
 /** What the requests are given by the session they belong to. */
 interface RequestsOptions {
   timeoutMs: number;
@@ -763,6 +776,32 @@ export class SessionRequests {
     const { acl, chroot } = this.options;
     const encode = (): Buffer => encodeCreate(0, path, data, acl, mode, chroot);
     return this.send('create', path, encode, (r) => (r as { path: string }).path);
+  }
+
+  /**
+   * Creates `parents` (top down), then the node at `path`, in one transaction (a multi): all or
+   * none. The node's path; a failure is the first failing create's error (NONODE: the topmost
+   * parent's parent is missing; NODEEXISTS: a parent exists).
+   */
+  createWithParents(
+    parents: readonly NewNode[],
+    path: string,
+    data: Buffer | null,
+    mode: number,
+  ): Promise<string> {
+    const { acl, chroot } = this.options;
+    const encode = (): Buffer => {
+      for (const parent of parents) validatePath(parent.path);
+      const ops = [...parents, { path, data, mode }].map((node) => ({
+        type: OP.CREATE,
+        path: node.path,
+        data: node.data,
+        acl,
+        flags: node.mode,
+      }));
+      return encodeMulti(0, ops, chroot);
+    };
+    return this.send('create', path, encode, (r) => (r as { paths: string[] }).paths.at(-1)!);
   }
 
   /** Writes `data` to `path` if the node is still at `version`; the node's new Stat. */
