@@ -238,6 +238,40 @@ export function describeLockContract(name: string, backend: () => ContractBacken
       }
     });
 
+    it('makes a node with its parents under a chroot: paths sent under it, answered without it', async () => {
+      const open = (chroot: string): ZkSession => {
+        const session = new ZkSession({
+          connectionString: `${backend().connectionString()}${chroot}`,
+          sessionTimeoutMs: 10_000,
+          requestTimeoutMs: 5_000,
+        });
+        session.start();
+        return session;
+      };
+      const plain = open('');
+      const chrooted = open(namespace);
+      const container = (path: string) => ({ path, data: null, mode: CONTAINER });
+      try {
+        await plain.whenUsable();
+        await plain.create(namespace, null, CreateMode.PERSISTENT);
+        await chrooted.whenUsable();
+        const made = await chrooted.createWithParents(
+          [container('/a')],
+          '/a/n-',
+          null,
+          CreateMode.EPHEMERAL_SEQUENTIAL,
+        );
+        expect(made).toBe('/a/n-0000000000');
+        expect(await backend().exists(`${namespace}/a/n-0000000000`)).toBe(true);
+        // `/b` is missing under the chroot: NONODE, nothing made.
+        const noParent = chrooted.createWithParents([container('/b/c')], '/b/c/n', null, 0);
+        await expect(noParent).rejects.toMatchObject({ code: ZkCode.NO_NODE });
+        expect(await backend().exists(`${namespace}/b`)).toBe(false);
+      } finally {
+        await Promise.all([chrooted.close(), plain.close()]);
+      }
+    });
+
     it("acl 'creator' with auth: the lock path's ACL is this client's own", async () => {
       const a = await client({ auth: CONTRACT_AUTH, acl: 'creator' });
       await a.withLock('/creator', () => undefined);

@@ -69,7 +69,7 @@ describe('making a lock path', () => {
       parentCleanupDelayMs: 10 * 60_000, // our own cleanup stays out of it
     });
 
-  it('makes a lock path the server swept again with its lock node, its parent and namespace not asked again', async () => {
+  it('makes a lock path the server swept again with its node, its parent and namespace not asked again', async () => {
     const namespace = `${zk.root}/swept/ns`;
     const locks = await connect(namespace);
     try {

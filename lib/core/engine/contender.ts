@@ -594,10 +594,7 @@ export class ProtectedNode {
     this.ownSession = session;
     const prefix = `${this.dir}/${protectedPrefix(this.uuid)}${this.baseName}`;
     const mode = CreateMode.EPHEMERAL_SEQUENTIAL;
-    const nameOf = (path: string): string => {
-      this.pathLevels = 0;
-      return path.slice(path.lastIndexOf('/') + 1);
-    };
+    const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
     if (this.pathLevels > 0) {
       // We make `dir` here, with our ACL: nothing to check.
       const parents = lockPathNodes(this.dir, this.pathLevels, session.namespace, dirData);
@@ -649,14 +646,17 @@ export class ProtectedNode {
     }
   }
 
+  /** Our node, created or found: the next create makes none of the lock path. */
   adopt(name: string): void {
     this.ownName = name;
+    this.pathLevels = 0;
   }
 
-  /** Forgets our node's name (deleted by us, to be created anew). */
+  /** Forgets our node's name (deleted by us, to be created anew, from none of the lock path). */
   forget(): void {
     this.ownName = undefined;
     this.deletion = undefined;
+    this.pathLevels = 0;
   }
 
   /**

@@ -17,7 +17,8 @@ export interface InMemoryZooKeeperOptions {
 /**
  * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
  * this library's client (sessions, ephemeral, sequential and container nodes, data/exists/child
- * watches, versions, session expiry, ACLs as stored, multis of creates). `ZkLockTestingModule.forRoot()` and plain
+ * watches, versions, session expiry, ACLs as stored, multis of creates).
+ * `ZkLockTestingModule.forRoot()` and plain
  * tests (a ZkLockClient on its connectionString) run the real lock engine against it, so tests
  * without Java get the same recipes, order and errors as production (docs/design.md "Testing
  * without ZooKeeper"). Not a ZooKeeper for anything but tests: one member, no disk, no ACL checks

@@ -48,7 +48,7 @@ export const XID_OFFSET = 4;
 /** Where a request frame's op type is: right behind its xid. */
 export const TYPE_OFFSET = XID_OFFSET + 4;
 
-/** One operation of a multi (ZooKeeper's transaction); a create is sent as its flags say (createOpOf). */
+/** One op of a multi (ZooKeeper's transaction); a create is sent as its flags say (createOpOf). */
 export type MultiOp =
   | {
       type: typeof OP.CREATE;
