@@ -17,11 +17,10 @@ export interface InMemoryZooKeeperOptions {
 /**
  * A ZooKeeper server in this process, in memory, on a loopback port: enough of the protocol for
  * this library's client (sessions, ephemeral, sequential and container nodes, data/exists/child
- * watches, versions, session expiry, ACLs as stored, multis of creates).
- * `ZkLockTestingModule.forRoot()` and plain
- * tests (a ZkLockClient on its connectionString) run the real lock engine against it, so tests
- * without Java get the same recipes, order and errors as production (docs/design.md "Testing
- * without ZooKeeper"). Not a ZooKeeper for anything but tests: one member, no disk, no ACL checks
+ * watches, versions, session expiry, ACLs as stored, multis of creates). `ZkLockTestingModule`
+ * and plain tests (a ZkLockClient on its connectionString) run the real lock engine against it,
+ * so tests without Java get the same recipes, order and errors as production (docs/design.md
+ * "Testing without ZooKeeper"). Not a ZooKeeper for anything but tests: one member, no disk, no ACL checks
  * (getACL answers what a create stored, `auth` entries as the digest ids of the session).
  */
 export class InMemoryZooKeeper {
@@ -305,14 +304,15 @@ export class InMemoryZooKeeper {
    * MultiHeader.
    */
   private created(path: string, inMulti = false): JuteWriter {
-    const container = this.nodes.get(path)!.ephemeralOwner === CONTAINER_OWNER;
+    const node = this.nodes.get(path)!;
+    const container = node.ephemeralOwner === CONTAINER_OWNER;
     const w = new JuteWriter();
     if (inMulti)
       w.int(container ? OP.CREATE2 : OP.CREATE)
         .bool(false)
         .int(0);
     w.string(path);
-    return container ? writeStat(w, this.nodes.get(path)!) : w;
+    return container ? writeStat(w, node) : w;
   }
 
   /** Throws the code a create would fail with, `made` (by earlier ops of a multi) counted. */

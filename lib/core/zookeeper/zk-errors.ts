@@ -8,7 +8,6 @@ import {
 /** ZooKeeper error codes we act on (org.apache.zookeeper.KeeperException.Code). */
 export const ZkCode = {
   CONNECTION_LOSS: -4,
-  BAD_ARGUMENTS: -8,
   NO_NODE: -101,
   BAD_VERSION: -103,
   NO_CHILDREN_FOR_EPHEMERALS: -108,

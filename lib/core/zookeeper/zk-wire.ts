@@ -4,7 +4,6 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { ConnectionTarget, Watcher, ZkServerAddress } from './zk-client';
 import { ZkCode } from './zk-errors';
 import {
-  MAX_REQUEST_BYTES,
   OP,
   XID,
   XID_OFFSET,
@@ -162,12 +161,11 @@ export class ZkWire {
 
   /**
    * Sends a request (`frame` from jute.ts); `answer` gets its reply or the error that ended it
-   * (CONNECTION_LOSS on a drop); queued while no connection is up. A frame over the default
-   * `jute.maxbuffer` is refused here (BAD_ARGUMENTS): a server would drop the connection for it.
+   * (CONNECTION_LOSS on a drop); queued while no connection is up. Its size was checked where it
+   * was built (SessionRequests: a frame over the default `jute.maxbuffer` is never handed here).
    */
   request(type: number, frame: Buffer, answer: Answer): void {
     if (FINAL.includes(this.current)) return answer(this.endCode());
-    if (frame.length - 4 > MAX_REQUEST_BYTES) return answer(ZkCode.BAD_ARGUMENTS);
     const packet = { type, frame, answer };
     if (!this.connected) return void this.outbox.push(packet);
     this.cork();
