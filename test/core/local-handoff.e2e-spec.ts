@@ -16,8 +16,18 @@ describe('handoffs inside one process', () => {
     parentCleanupDelayMs: 600_000,
   });
 
+  /**
+   * A lock path made persistent beforehand: the servers delete an emptied container (a path the
+   * client makes) on their next sweep, maybe before its counter is read after the run.
+   */
+  const keptPath = async (name: string): Promise<string> => {
+    const path = `${zk.root}/${name}`;
+    await zk.admin.create(path, '', 'persistent');
+    return path;
+  };
+
   it('serves callers that wait in the same tick on one node, in order, with growing tokens', async () => {
-    const path = `${zk.root}/burst`;
+    const path = await keptPath('burst');
     const order: number[] = [];
     const tokens: bigint[] = [];
     let inside = 0;
@@ -42,7 +52,7 @@ describe('handoffs inside one process', () => {
   });
 
   it('gives a caller that arrives while we hold a node of its own (it asked after ours was created)', async () => {
-    const path = `${zk.root}/trickle`;
+    const path = await keptPath('trickle');
     const first = await zk.locks.acquire(path);
     const tokens = [first.fencingToken];
     // Each next caller asks while the previous one still holds.
