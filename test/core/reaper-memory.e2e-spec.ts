@@ -22,6 +22,11 @@ interface ReaperInternals {
 const reaperOf = (client: ZkLockClient): ReaperInternals =>
   (client as unknown as { reaper: ReaperInternals }).reaper;
 const remembered = (client: ZkLockClient): number => reaperOf(client).remembered;
+/** The lock paths the client keeps a queue of local callers for. */
+const queuedPaths = (client: ZkLockClient): string[] =>
+  (client as unknown as { queues: { all(): { lockPath: string }[] } }).queues
+    .all()
+    .map((queue) => queue.lockPath);
 /** Nothing scheduled or under way: its cleanup has looked at every path it was given. */
 const quiet = (client: ZkLockClient): boolean =>
   reaperOf(client).due.size === 0 && reaperOf(client).inflight.size === 0;
@@ -72,5 +77,18 @@ describe('memory per contended path', () => {
     await eventually('both cleanups are done', () => quiet(first) && quiet(second));
     expect(remembered(first)).toBe(0);
     expect(remembered(second)).toBe(0);
+  });
+
+  it('a caller refused at once (its signal aborted already) keeps nothing of its path', async () => {
+    const locks = await connect();
+    const aborted = AbortSignal.abort();
+    for (let i = 0; i < 10; i++) {
+      await expect(locks.acquire(`/refused-${i}`, { signal: aborted })).rejects.toThrow();
+      await expect(
+        locks.readLock(`/refused-read-${i}`).acquire({ signal: aborted }),
+      ).rejects.toThrow();
+    }
+    expect(queuedPaths(locks)).toEqual([]);
+    expect(remembered(locks)).toBe(0); // nothing was made, so nothing is due for cleanup
   });
 });

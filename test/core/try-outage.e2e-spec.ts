@@ -48,6 +48,9 @@ describe('tryAcquire during a ZooKeeper outage', () => {
       expect(outcome).toBeInstanceOf(ZooKeeperUnavailableError);
       expect((outcome as Error).message).toContain('a try does not wait');
     }
+    // A try refused at once keeps nothing of its path in the client.
+    const queues = (locks as unknown as { queues: { all(): { lockPath: string }[] } }).queues;
+    expect(queues.all().map((queue) => queue.lockPath)).toEqual([]);
     server.members[0].start();
     await server.members[0].waitServing();
     await eventually('reconnected', () => locks.state === 'RECONNECTED', scaled(60_000));

@@ -53,7 +53,7 @@ export class LockQueues {
 
   /**
    * Hands one acquire (or a `'try'`) of `kind` on `lockPath` to its queue, created on first use;
-   * the path is no longer due for cleanup. Throws LockModeError on mixing, LockQueueFullError for
+   * once the queue takes the caller, the path is no longer due for cleanup. Throws LockModeError on mixing, LockQueueFullError for
    * a caller that would wait beyond the caps, before any of that.
    */
   acquire(
@@ -83,7 +83,6 @@ export class LockQueues {
     if (waits && onPath >= this.caps.maxWaitersPerPath) {
       throw new LockQueueFullError(path, 'maxWaitersPerPath', this.caps.maxWaitersPerPath);
     }
-    this.reaper.cancel(lockPath);
     // Created and asked in one go: the queue's code runs from its constructor on.
     const queue = (entry[kind] ??= new WaiterQueue(
       this.contexts[sessionIndexOf(lockPath, this.contexts.length)],
@@ -93,7 +92,12 @@ export class LockQueues {
       DRIVERS[kind],
       (change) => (this.waiting += change),
     ));
-    return request === 'try' ? queue.tryAcquire() : queue.acquire(request);
+    const granted = request === 'try' ? queue.tryAcquire() : queue.acquire(request);
+    // A caller refused at once (its signal aborted already, a try without a session) sent nothing
+    // and leaves the path as it found it: no queue kept, a cleanup due still due.
+    if (queue.idle) this.forget(queue, kind);
+    else this.reaper.cancel(lockPath);
+    return granted;
   }
 
   all(): WaiterQueue[] {
@@ -128,12 +132,17 @@ export class LockQueues {
 
   /** Drops an idle queue; once nothing of its lock path is left, the reaper may remove the path. */
   private idle(queue: WaiterQueue, kind: LockKind): void {
+    if (this.forget(queue, kind)) this.reaper.schedule(queue.lockPath);
+  }
+
+  /** Drops a queue from its path; true when nothing of the path is left. */
+  private forget(queue: WaiterQueue, kind: LockKind): boolean {
     const entry = this.byPath.get(queue.lockPath);
-    if (entry?.[kind] !== queue) return;
+    if (entry?.[kind] !== queue) return false;
     delete entry[kind];
-    if (Object.keys(entry).length > 0) return;
+    if (Object.keys(entry).length > 0) return false;
     this.byPath.delete(queue.lockPath);
-    this.reaper.schedule(queue.lockPath);
+    return true;
   }
 }
 

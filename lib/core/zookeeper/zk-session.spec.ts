@@ -53,8 +53,10 @@ class StandInWire {
     this.log.push('dropSocket');
   }
 
+  /** As the wire: its requests not yet answered fail with CONNECTION_LOSS. */
   end(): void {
     this.log.push('end');
+    for (const answer of this.requests.splice(0)) answer(ZkCode.CONNECTION_LOSS);
   }
 }
 
@@ -335,6 +337,17 @@ describe('ZkSession, its state machine', () => {
     });
     expect(lost.wire().requests).toHaveLength(0);
     await Promise.all([suspended.session.close(1_000), lost.session.close(1_000)]);
+  });
+
+  it('leaves no timer once closed with a request still under way', async () => {
+    const { session, handshake, drop, wire } = setup();
+    handshake();
+    drop();
+    const request = session.getData('/a').catch((err: unknown) => err);
+    expect(wire().requests).toHaveLength(1);
+    await session.close(1_000);
+    await expect(request).resolves.toMatchObject({ code: ZkCode.CONNECTION_LOSS });
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('provenAlive is a plain read; checkProvenAlive applies the clock when it is false', async () => {

@@ -543,9 +543,10 @@ export class ZkSession extends EventEmitter {
     if (this.live) this.to('closing');
     this.to(this.current === 'lost' ? 'lost-closed' : 'closed');
     clearInterval(this.ticker);
-    this.requests.idle();
     this.watches.clear();
     this.wire.end();
+    // After the wire, which fails the requests still under way: then none keeps its timer.
+    this.requests.idle();
     this.emit('closed');
     this.removeAllListeners();
     this.resolveEnded();
