@@ -15,7 +15,7 @@ export interface DistributedLockOptions {
   /**
    * When the lock is busy: `'wait'` (default) queues up to `waitTimeoutMs`; `'skip'` tries once
    * and, when busy, does not run the method: it resolves with undefined (an empty Observable for
-   * a method declared to return an Observable), logs at debug level and emits `skipped`.
+   * a method declared to return an Observable), logs at verbose level and emits `skipped`.
    */
   onBusy?: 'wait' | 'skip';
   /**
