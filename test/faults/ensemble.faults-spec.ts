@@ -74,8 +74,9 @@ describe('a 3-node ensemble under faults, 4 contender processes', () => {
   });
 
   /**
-   * `sessions` left out: the client's default, pooled (docs/design.md "Sessions as a pool"), on
-   * a path per session, which the sessions spread over the ensemble's members.
+   * `sessions` left out: the client's default (one session), as users run it; with `sessions: N`
+   * a path per session, which the sessions spread over the ensemble's members (docs/design.md
+   * "Sessions as a pool").
    */
   const startRun = async (
     name: string,
