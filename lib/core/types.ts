@@ -336,6 +336,12 @@ export interface LockEvents {
    * path(s), comma-separated.
    */
   skipped: { path: string; where: string; pathTemplate?: string };
+  /**
+   * A listener of another event threw this; every lock went on as if it had not (the listeners
+   * after it were called too). Without an 'error' listener, it is thrown on its own as an
+   * uncaught exception; the NestJS module listens and logs it.
+   */
+  error: unknown;
 }
 
 export type { LockLossReason };

@@ -1,8 +1,9 @@
 // ZkLockClient: the framework-free entry point, its owner scopes, its wiring to the sessions and
 // its shutdown.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { EventEmitter } from 'node:events';
 import { LockModeError, type LockLostError, ClientClosedError } from '../errors';
+import { EventEmitter } from 'node:events';
+import { emitSafely } from '../events';
 import { applyNamespace } from '../paths';
 import type { LockKind } from '../engine/lock-drivers';
 import { type HeldLock, LockHandleView, ReadOnlyLockView } from '../engine/held-lock';
@@ -450,6 +451,11 @@ export class ZkLockClient extends EventEmitter {
   /** Emits `event`, building its payload only when someone listens (a hot path: most don't). */
   private notify<K extends keyof LockEvents>(event: K, payload: () => LockEvents[K]): void {
     if (this.listenerCount(event) > 0) this.emit(event, payload());
+  }
+
+  /** A listener that throws disturbs no lock: its error goes to 'error' (emitSafely). */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    return emitSafely(this, event, args);
   }
 
   // ---- the wiring to the sessions, and the shutdown -------------------------------------------

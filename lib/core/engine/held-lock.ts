@@ -1,5 +1,5 @@
 // What a holder holds (HeldResource, HeldLock) and the handles its callers get for it.
-import { EventEmitter } from 'node:events';
+import { SafeEmitter } from '../events';
 import { type LockLossReason, LockLostError } from '../errors';
 import type { LockState, LockHandle, LockView } from '../types';
 import type { Contender } from './contender';
@@ -16,7 +16,7 @@ export class HeldResource {
   state: LockState = 'held';
   protected lostError?: LockLostError;
   private controller?: AbortController;
-  private events?: EventEmitter;
+  private events?: SafeEmitter;
   private lossListeners?: Set<(error: LockLostError) => void>;
 
   constructor(
@@ -58,7 +58,7 @@ export class HeldResource {
    */
   on(event: string, listener: (...args: any[]) => void): this {
     if (event === 'lost') this.watchForLoss();
-    const events = (this.events ??= new EventEmitter());
+    const events = (this.events ??= new SafeEmitter());
     events.on(event, listener);
     const error = this.lostError;
     if (event === 'lost' && error) {

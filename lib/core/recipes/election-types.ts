@@ -55,4 +55,9 @@ export interface ElectionEvents {
   isLeader: [leadership: Leadership];
   /** After an 'isLeader', once. */
   notLeader: [end: LeadershipEnd];
+  /**
+   * A listener of this election's events threw this; the election went on as if it had not.
+   * Without an 'error' listener, it is thrown on its own as an uncaught exception.
+   */
+  error: [error: unknown];
 }

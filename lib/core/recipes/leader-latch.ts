@@ -1,6 +1,7 @@
 // Leader election: LeaderLatch, one participant, laid out like Curator's LeaderLatch, and the
 // client's registry of its elections.
 import { EventEmitter } from 'node:events';
+import { emitSafely } from '../events';
 import { hostname } from 'node:os';
 import {
   ClientClosedError,
@@ -90,6 +91,11 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   /** The current leadership (also while the connection is suspended), or null. */
   get leadership(): Leadership | null {
     return this.held?.active ? this.current : null;
+  }
+
+  /** A listener that throws disturbs no election: its error goes to 'error' (emitSafely). */
+  override emit(event: any, ...args: any[]): boolean {
+    return emitSafely(this, event, args);
   }
 
   /**

@@ -12,8 +12,8 @@ type LoggedEvent = Exclude<keyof LockEvents, 'waiting' | 'waited'>;
 const SEMAPHORE_MUTEX = '/locks';
 
 /**
- * Logs the client's events through Nest's Logger: lock lines at verbose (Nest does not print
- * it by default), connection trouble at warn, a loss at error. A semaphore's lines name it, not
+ * Logs the client's events through Nest's Logger: lock lines at verbose (an app's `logger`
+ * levels without it leave them out), connection trouble at warn, a loss at error. A semaphore's lines name it, not
  * its inner mutex; with several sessions (option `sessions`), a line names its session.
  */
 export class ZkLockEventLogger {
@@ -54,6 +54,13 @@ export class ZkLockEventLogger {
     state: (state) => this.logState(state),
     session: (session) => this.logState(session.state, session),
     skipped: (e) => this.logger.verbose(`Skipped ${e.where}: "${e.path}" is busy (onBusy: 'skip')`),
+    // Another listener of the client's events threw; the client went on without it.
+    error: (err) =>
+      this.logger.error(
+        "A listener of the lock client's events threw; no lock was affected. Fix the listener: " +
+          (err instanceof Error ? err.message : String(err)),
+        err instanceof Error ? err.stack : undefined,
+      ),
   };
   /** The events listened to while started. */
   private logged: LoggedEvent[] = [];
