@@ -6,16 +6,19 @@
  * then: 1,000 concurrent orders for 100 units against `/orders/unsafe` (oversells), the same
  * against `/orders` (@DistributedLock + fencing: sells exactly 100), and the paused-holder
  * scenario. Prints a table, saves report.json and report.md under .data/demo/, stops
- * everything, and exits 1 if a locked run oversold (2 if the demo itself failed).
+ * everything, and exits 1 unless the locked run sold exactly what the stock allowed with no
+ * failed order and the fencing token refused the paused holder's write (demoVerdict), 2 if
+ * the demo itself failed.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
   DemoReport,
+  demoVerdict,
   formatMarkdown,
   formatPausedHolder,
   formatTable,
-  lockedRunOversold,
+  formatVerdict,
 } from './demo/demo-report';
 import { DemoStack, StoreKind } from './demo/demo-stack';
 import { HttpJson } from './demo/http-json';
@@ -111,7 +114,7 @@ async function main(): Promise<number> {
       namespace: process.env.ZK_NAMESPACE || undefined, // the instances inherit it too
       onStep: (m) => progress.step(`  ${m}`),
     });
-    const lockedOversold = lockedRunOversold(runs, pausedHolder);
+    const verdict = demoVerdict(runs, pausedHolder);
     const report: DemoReport = {
       startedAt,
       store: store === 'sqlite' ? 'SQLite (one file shared by the instances)' : 'PostgreSQL',
@@ -120,7 +123,7 @@ async function main(): Promise<number> {
       stockIoDelayMs: delay,
       runs,
       pausedHolder,
-      lockedOversold,
+      verdict,
     };
     writeFileSync(join(dir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     writeFileSync(join(dir, 'report.md'), formatMarkdown(report));
@@ -130,10 +133,8 @@ async function main(): Promise<number> {
     process.stdout.write(
       `Report: ${where}/report.json, ${where}/report.md (instance logs beside them)\n`,
     );
-    if (lockedOversold) {
-      process.stdout.write('FAILED: a locked run oversold.\n');
-      return 1;
-    }
+    process.stdout.write(`${formatVerdict(verdict)}\n`);
+    if (!verdict.passed) return 1;
     const unsafe = runs[0];
     process.stdout.write(
       unsafe.oversold > 0
