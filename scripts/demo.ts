@@ -8,7 +8,8 @@
  * scenario. Prints a table, saves report.json and report.md under .data/demo/, stops
  * everything, and exits 1 unless the locked run sold exactly what the stock allowed with no
  * failed order and the fencing token refused the paused holder's write (demoVerdict), 2 if
- * the demo itself failed.
+ * the demo itself failed or its command line is wrong (one line saying what is accepted:
+ * scripts/demo/demo-options.ts).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -20,7 +21,8 @@ import {
   formatTable,
   formatVerdict,
 } from './demo/demo-report';
-import { DemoStack, StoreKind } from './demo/demo-stack';
+import { parseDemoArgs } from './demo/demo-options';
+import { DemoStack } from './demo/demo-stack';
 import { HttpJson } from './demo/http-json';
 import { runOversell } from './demo/oversell-run';
 import { runPausedHolder } from './demo/paused-holder';
@@ -29,30 +31,17 @@ import type { RunSummary } from './demo/run-summary';
 
 const ROOT = join(__dirname, '..');
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-function numberOption(name: string, fallback: number): number {
-  const value = Number(option(name, String(fallback)));
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
 async function main(): Promise<number> {
   const pgUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
     ? process.env.DATABASE_URL
     : undefined;
-  const store = option('store', pgUrl ? 'postgres' : 'sqlite') as StoreKind;
-  if (store !== 'sqlite' && store !== 'postgres')
-    throw new Error('--store must be sqlite or postgres');
-  const orders = numberOption('orders', 1000);
-  const stock = numberOption('stock', 100);
-  const delay = numberOption('delay', 20);
-  const sessionTimeoutMs = numberOption('session-timeout', 2000);
-  const dir = resolve(ROOT, option('out', '.data/demo'));
+  const args = parseDemoArgs(process.argv.slice(2), pgUrl ? 'postgres' : 'sqlite');
+  if (!args.ok) {
+    process.stderr.write(`demo: ${args.reason}\n`);
+    return 2;
+  }
+  const { store, orders, stock, delay, sessionTimeoutMs } = args.options;
+  const dir = resolve(ROOT, args.options.out);
   const startedAt = new Date().toISOString();
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir))
@@ -78,7 +67,7 @@ async function main(): Promise<number> {
       store,
       postgresUrl: pgUrl,
       zkConnect: process.env.ZK_CONNECT || undefined,
-      embeddedZooKeeper: process.argv.includes('--embedded-zookeeper'),
+      embeddedZooKeeper: args.options.embeddedZooKeeper,
       env: { STOCK_IO_DELAY_MS: String(delay), ZK_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
       onStep: (m) => progress.step(m),
     });

@@ -11,8 +11,7 @@ import { scaled } from '../support/time-scale';
 
 const ROOT = join(__dirname, '..', '..');
 
-function runDemo(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = ['--orders', '300', '--stock', '30', '--out', out];
+function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
     [require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'scripts/demo.ts', ...args],
@@ -50,7 +49,14 @@ describe('npm run demo', () => {
   it(
     'shows the oversell and its fix, saves the report and stops everything',
     async () => {
-      const { code, stdout, stderr } = await runDemo(out);
+      const { code, stdout, stderr } = await runDemo([
+        '--orders',
+        '300',
+        '--stock',
+        '30',
+        '--out',
+        out,
+      ]);
       expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout).toMatch(/^without lock +\/orders\/unsafe +300 /m);
       expect(stdout).toMatch(/^with lock +\/orders +300 +30 +270 +0 +0 +30 +0 /m);
@@ -66,4 +72,17 @@ describe('npm run demo', () => {
     },
     scaled(180_000),
   );
+
+  it('refuses a wrong command line with one line saying what is accepted, exit 2', async () => {
+    for (const [args, says] of [
+      [['--store', 'foo'], '--store "foo": expected sqlite or postgres'],
+      [['--orders', 'abc'], '--orders "abc": expected a whole number >= 1'],
+    ]) {
+      expect(await runDemo(args as string[])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `demo: ${says as string}\n`,
+      });
+    }
+  });
 });
