@@ -12,6 +12,7 @@
  * scripts/demo/demo-options.ts).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import {
   DemoReport,
@@ -55,9 +56,10 @@ async function main(): Promise<number> {
     await stack?.stop();
     stack = undefined;
   };
+  // What the stack started so far has watchdogs: a signal before `stack` is set stops it too.
   const onSignal = (signal: NodeJS.Signals) => {
     progress.step(`${signal}: stopping everything`);
-    void stopAll().finally(() => process.exit(130));
+    void stopAll().finally(() => process.exit(128 + constants.signals[signal]));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
