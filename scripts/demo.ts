@@ -6,18 +6,24 @@
  * then: 1,000 concurrent orders for 100 units against `/orders/unsafe` (oversells), the same
  * against `/orders` (@DistributedLock + fencing: sells exactly 100), and the paused-holder
  * scenario. Prints a table, saves report.json and report.md under .data/demo/, stops
- * everything, and exits 1 if a locked run oversold (2 if the demo itself failed).
+ * everything, and exits 1 unless the locked run sold exactly what the stock allowed with no
+ * failed order and the fencing token refused the paused holder's write (demoVerdict), 2 if
+ * the demo itself failed or its command line is wrong (one line saying what is accepted:
+ * scripts/demo/demo-options.ts).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import {
   DemoReport,
+  demoVerdict,
   formatMarkdown,
   formatPausedHolder,
   formatTable,
-  lockedRunOversold,
+  formatVerdict,
 } from './demo/demo-report';
-import { DemoStack, StoreKind } from './demo/demo-stack';
+import { parseDemoArgs } from './demo/demo-options';
+import { DemoStack } from './demo/demo-stack';
 import { HttpJson } from './demo/http-json';
 import { runOversell } from './demo/oversell-run';
 import { runPausedHolder } from './demo/paused-holder';
@@ -26,30 +32,17 @@ import type { RunSummary } from './demo/run-summary';
 
 const ROOT = join(__dirname, '..');
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-function numberOption(name: string, fallback: number): number {
-  const value = Number(option(name, String(fallback)));
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
 async function main(): Promise<number> {
   const pgUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
     ? process.env.DATABASE_URL
     : undefined;
-  const store = option('store', pgUrl ? 'postgres' : 'sqlite') as StoreKind;
-  if (store !== 'sqlite' && store !== 'postgres')
-    throw new Error('--store must be sqlite or postgres');
-  const orders = numberOption('orders', 1000);
-  const stock = numberOption('stock', 100);
-  const delay = numberOption('delay', 20);
-  const sessionTimeoutMs = numberOption('session-timeout', 2000);
-  const dir = resolve(ROOT, option('out', '.data/demo'));
+  const args = parseDemoArgs(process.argv.slice(2), pgUrl ? 'postgres' : 'sqlite');
+  if (!args.ok) {
+    process.stderr.write(`demo: ${args.reason}\n`);
+    return 2;
+  }
+  const { store, orders, stock, delay, sessionTimeoutMs } = args.options;
+  const dir = resolve(ROOT, args.options.out);
   const startedAt = new Date().toISOString();
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir))
@@ -63,9 +56,10 @@ async function main(): Promise<number> {
     await stack?.stop();
     stack = undefined;
   };
+  // What the stack started so far has watchdogs: a signal before `stack` is set stops it too.
   const onSignal = (signal: NodeJS.Signals) => {
     progress.step(`${signal}: stopping everything`);
-    void stopAll().finally(() => process.exit(130));
+    void stopAll().finally(() => process.exit(128 + constants.signals[signal]));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -75,7 +69,7 @@ async function main(): Promise<number> {
       store,
       postgresUrl: pgUrl,
       zkConnect: process.env.ZK_CONNECT || undefined,
-      embeddedZooKeeper: process.argv.includes('--embedded-zookeeper'),
+      embeddedZooKeeper: args.options.embeddedZooKeeper,
       env: { STOCK_IO_DELAY_MS: String(delay), ZK_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
       onStep: (m) => progress.step(m),
     });
@@ -111,7 +105,7 @@ async function main(): Promise<number> {
       namespace: process.env.ZK_NAMESPACE || undefined, // the instances inherit it too
       onStep: (m) => progress.step(`  ${m}`),
     });
-    const lockedOversold = lockedRunOversold(runs, pausedHolder);
+    const verdict = demoVerdict(runs, pausedHolder);
     const report: DemoReport = {
       startedAt,
       store: store === 'sqlite' ? 'SQLite (one file shared by the instances)' : 'PostgreSQL',
@@ -120,7 +114,7 @@ async function main(): Promise<number> {
       stockIoDelayMs: delay,
       runs,
       pausedHolder,
-      lockedOversold,
+      verdict,
     };
     writeFileSync(join(dir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     writeFileSync(join(dir, 'report.md'), formatMarkdown(report));
@@ -130,10 +124,8 @@ async function main(): Promise<number> {
     process.stdout.write(
       `Report: ${where}/report.json, ${where}/report.md (instance logs beside them)\n`,
     );
-    if (lockedOversold) {
-      process.stdout.write('FAILED: a locked run oversold.\n');
-      return 1;
-    }
+    process.stdout.write(`${formatVerdict(verdict)}\n`);
+    if (!verdict.passed) return 1;
     const unsafe = runs[0];
     process.stdout.write(
       unsafe.oversold > 0

@@ -6,6 +6,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, WriteStream } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { startWatchdog } from '../../test/support/watchdog';
 import { freePort } from '../../test/support/zookeeper';
 
 const ROOT = join(__dirname, '..', '..');
@@ -65,16 +66,7 @@ export class AppInstance {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // If the process that started us dies without stopping us, the watchdog does.
-    const watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${proc.pid} 2>/dev/null`,
-      ],
-      { stdio: 'ignore', detached: true },
-    );
-    watchdog.unref();
+    const watchdog = startWatchdog(proc.pid!);
     const log = createWriteStream(options.logFile, { flags: 'a' });
     const instance = new AppInstance(options.name, port, proc, log, watchdog);
     try {

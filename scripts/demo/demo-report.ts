@@ -10,8 +10,13 @@ export interface DemoReport {
   stockIoDelayMs: number;
   runs: RunSummary[];
   pausedHolder?: PausedHolderResult;
-  /** True when a locked run (or the paused-holder scenario) sold more than the stock. */
-  lockedOversold: boolean;
+  verdict: DemoVerdict;
+}
+
+/** Whether the locked runs proved the lock works; each problem says what went wrong. */
+export interface DemoVerdict {
+  passed: boolean;
+  problems: string[];
 }
 
 const COLUMNS: [string, (r: RunSummary) => string][] = [
@@ -29,15 +34,57 @@ const COLUMNS: [string, (r: RunSummary) => string][] = [
   ['p99 ms', (r) => String(r.p99Ms)],
 ];
 
-/** The demo's verdict: did any locked run, or the paused-holder scenario, sell more than the stock? */
-export function lockedRunOversold(
+/**
+ * The demo's verdict. Selling no more than the stock proves nothing on its own (a run whose
+ * every order failed sells nothing), so a locked run passes only if it sold exactly
+ * min(stock, orders) and every order was either accepted or refused as out of stock. The paused
+ * holder passes only if the fencing token refused its late write and nothing was oversold.
+ */
+export function demoVerdict(
   runs: readonly RunSummary[],
-  pausedHolder?: PausedHolderResult,
-): boolean {
-  return (
-    runs.some((r) => r.endpoint === '/orders' && r.oversold > 0) ||
-    (pausedHolder?.oversold ?? 0) > 0
-  );
+  pausedHolder: PausedHolderResult,
+): DemoVerdict {
+  const problems: string[] = [];
+  for (const r of runs.filter((run) => run.endpoint === '/orders')) {
+    const expected = Math.min(r.initialStock, r.requests);
+    const what = `${r.name} (stock ${r.initialStock}, ${r.requests} orders)`;
+    if (r.oversold > 0) {
+      problems.push(`${what}: oversold ${r.oversold} (sold ${r.sold})`);
+    } else if (r.sold !== expected || r.accepted !== expected) {
+      problems.push(
+        `${what}: sold ${r.sold} and accepted ${r.accepted} orders, expected exactly ${expected}`,
+      );
+    }
+    if (r.failed > 0) {
+      problems.push(
+        `${what}: ${r.failed} of its orders failed other than "out of stock": ${JSON.stringify(r.failures)}`,
+      );
+    }
+  }
+  if (!pausedHolder.fencedWriteRejected) {
+    const { status, error } = pausedHolder.pausedHolderAnswer;
+    problems.push(
+      `paused holder: its late write was not refused by the fencing token (HTTP ${status}` +
+        `${error ? ` ${error}` : ''}, expected 409 STALE_FENCING_TOKEN)`,
+    );
+  }
+  if (pausedHolder.oversold > 0) {
+    problems.push(
+      `paused holder: oversold ${pausedHolder.oversold} (sold ${pausedHolder.sold} of ${pausedHolder.stock})`,
+    );
+  }
+  return { passed: problems.length === 0, problems };
+}
+
+/** The verdict as the terminal and report.md show it: one line, or a line per problem. */
+export function formatVerdict(verdict: DemoVerdict): string {
+  if (verdict.passed) {
+    return (
+      'PASSED: the locked run sold exactly what the stock allowed, no more, no order failed, ' +
+      "and the fencing token refused the paused holder's late write."
+    );
+  }
+  return ['FAILED:', ...verdict.problems.map((p) => `- ${p}`)].join('\n');
 }
 
 /** A plain-text table with aligned columns (numbers right-aligned). */
@@ -93,7 +140,7 @@ export function formatMarkdown(report: DemoReport): string {
         ]
       : []),
     '',
-    report.lockedOversold ? '**A locked run oversold.**' : 'No locked run oversold.',
+    formatVerdict(report.verdict),
     '',
   ].join('\n');
 }

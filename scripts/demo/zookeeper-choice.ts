@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { startWatchdog } from '../../test/support/watchdog';
 import { findZooKeeperClasspath } from '../../test/support/zookeeper';
 
 export type ZooKeeperChoice =
@@ -58,10 +59,14 @@ export function embeddedNotice(reason: string): string {
 const TS_NODE = require.resolve('ts-node/dist/bin.js');
 const BIN = join(__dirname, '..', '..', 'lib', 'core', 'testing', 'dev-server.ts');
 
-/** `zk-lock-dev-server --port 0` from this checkout's source, in a process of its own. */
+/**
+ * `zk-lock-dev-server --port 0` from this checkout's source, in a process of its own, with a
+ * watchdog: a demo that dies or is signalled before it has a stack to stop leaves no server.
+ */
 export class EmbeddedZooKeeper {
   private constructor(
     private readonly child: ChildProcess,
+    private readonly watchdog: ChildProcess,
     readonly connectionString: string,
   ) {}
 
@@ -69,6 +74,7 @@ export class EmbeddedZooKeeper {
     const child = spawn(process.execPath, [TS_NODE, '--transpile-only', BIN, '--port', '0'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    const watchdog = startWatchdog(child.pid!);
     const connectionString = await new Promise<string>((resolve, reject) => {
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -77,11 +83,15 @@ export class EmbeddedZooKeeper {
         if (match) resolve(match[1]);
       });
       child.once('exit', (code) => reject(new Error(`zk-lock-dev-server exited ${code}`)));
+    }).catch((err: unknown) => {
+      watchdog.kill('SIGKILL');
+      throw err;
     });
-    return new EmbeddedZooKeeper(child, connectionString);
+    return new EmbeddedZooKeeper(child, watchdog, connectionString);
   }
 
   async stop(): Promise<void> {
+    this.watchdog.kill('SIGKILL');
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill('SIGINT');

@@ -1,12 +1,13 @@
 /**
  * The `zk-lock-dev-server` command the package ships (package.json "bin"): the in-memory
  * ZooKeeper over TCP for local development, in a process of its own as a user runs it. It says
- * it is not for production, prints ZK_CONNECT, serves a lock, and exits 0 on SIGINT.
+ * it is not for production, prints ZK_CONNECT, serves a lock, and exits 0 on SIGINT; it refuses a
+ * command line it cannot honour (exit 1) rather than serve on a port nobody asked for.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ZkLockClient } from '../../lib/core';
-import { devServerPort } from '../../lib/core/testing/dev-server';
+import { parseDevServerArgs } from '../../lib/core/testing/dev-server';
 import { killAllFixtures, LockAgent } from './support/agents';
 import { scaled } from '../support/time-scale';
 
@@ -95,10 +96,46 @@ describe('zk-lock-dev-server', () => {
     expect(second.output()).toMatch(/port \d+ of 127\.0\.0\.1 is taken .*--port/);
   });
 
-  it('reads --port, 2181 by default, and refuses what is not a port', () => {
-    expect(devServerPort([])).toBe(2181);
-    expect(devServerPort(['--port', '12181'])).toBe(12181);
-    expect(() => devServerPort(['--port', 'x'])).toThrow('--port x: not a TCP port');
-    expect(() => devServerPort(['--port'])).toThrow('not a TCP port');
+  it('refuses a wrong command line with one line saying what is wrong, the usage, and exit 1', async () => {
+    bin = startBin(['--port', '0', '--verbose']);
+    const served = printed(bin.output, /^ZK_CONNECT=(\S+)$/m, bin.child).then(
+      (connect) => `served on ${connect}`,
+      () => 'exited',
+    );
+    expect(await Promise.race([served, exitOf(bin.child).then(() => 'exited')])).toBe('exited');
+    expect(await exitOf(bin.child)).toBe(1);
+    expect(bin.output()).toBe(
+      'zk-lock-dev-server: unknown argument "--verbose"\n' +
+        'usage: zk-lock-dev-server [--port <port>]   (default port 2181; 0 for any free port)\n',
+    );
+  });
+
+  it('reads --port <n> and --port=<n>, 2181 by default, 0 for any free port', () => {
+    expect(parseDevServerArgs([])).toEqual({ kind: 'serve', port: 2181 });
+    expect(parseDevServerArgs(['--port', '12181'])).toEqual({ kind: 'serve', port: 12181 });
+    expect(parseDevServerArgs(['--port=2182'])).toEqual({ kind: 'serve', port: 2182 });
+    expect(parseDevServerArgs(['--port', '0'])).toEqual({ kind: 'serve', port: 0 });
+    expect(parseDevServerArgs(['--help'])).toEqual({ kind: 'help' });
+  });
+
+  it('refuses an unknown argument and a port that is not a whole number from 0 to 65535', () => {
+    const wrong = (args: string[]) => {
+      const parsed = parseDevServerArgs(args);
+      return parsed.kind === 'wrong' ? parsed.reason : `accepted: ${JSON.stringify(parsed)}`;
+    };
+    expect(wrong(['--verbose'])).toBe('unknown argument "--verbose"');
+    expect(wrong(['2182'])).toBe('unknown argument "2182"');
+    expect(wrong(['--port'])).toBe('--port needs a value: a TCP port from 0 to 65535');
+    expect(wrong(['--port', ''])).toBe(
+      '--port "": not a TCP port (a whole number from 0 to 65535)',
+    );
+    expect(wrong(['--port='])).toBe('--port "": not a TCP port (a whole number from 0 to 65535)');
+    expect(wrong(['--port', 'x'])).toBe(
+      '--port "x": not a TCP port (a whole number from 0 to 65535)',
+    );
+    expect(wrong(['--port=65536'])).toMatch(/^--port "65536": not a TCP port/);
+    expect(wrong(['--port', '-1'])).toMatch(/^--port "-1": not a TCP port/);
+    expect(wrong(['--port', '21.5'])).toMatch(/^--port "21.5": not a TCP port/);
+    expect(wrong(['--port', '0x10'])).toMatch(/^--port "0x10": not a TCP port/);
   });
 });

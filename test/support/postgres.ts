@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from './zookeeper';
 import { scaled } from './time-scale';
+import { startWatchdog } from './watchdog';
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
@@ -109,16 +110,8 @@ export class PostgresServer {
     );
     closeSync(log);
     const server = new PostgresServer(proc, port, dataDir);
-    // If the owning Node process dies without stopping us, the watchdog stops the server.
-    server.watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -INT ${proc.pid} 2>/dev/null`,
-      ],
-      { stdio: 'ignore', detached: true },
-    );
-    server.watchdog.unref();
+    // SIGINT: PostgreSQL's fast shutdown, which also ends its worker processes.
+    server.watchdog = startWatchdog(proc.pid!, 'INT');
     try {
       await server.waitReady();
     } catch (err) {

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listenersOf, serverPorts } from './server-ports';
 import { scaled } from './time-scale';
+import { startWatchdog } from './watchdog';
 
 const DEBIAN_JAR = '/usr/share/java/zookeeper.jar';
 
@@ -225,17 +226,7 @@ export class ZooKeeperMember {
       { stdio: ['ignore', log, log] },
     );
     closeSync(log);
-    // If the Node process that owns this server dies without stopping it (a crashed test run,
-    // SIGKILL), the watchdog kills the JVM so no orphan java process is left behind.
-    this.watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${this.proc.pid} 2>/dev/null`,
-      ],
-      { stdio: 'ignore', detached: true },
-    );
-    this.watchdog.unref();
+    this.watchdog = startWatchdog(this.proc.pid!);
   }
 
   get logFile(): string {

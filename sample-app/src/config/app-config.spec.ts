@@ -30,6 +30,34 @@ describe('app configuration', () => {
     expect(() => parseDatabaseUrl('mysql://x')).toThrow(/not supported.*sqlite:<file> or postgres/);
   });
 
+  it('names the scheme and host of an unsupported DATABASE_URL, never its user or password', () => {
+    const refused = (url: string) => {
+      try {
+        parseDatabaseUrl(url);
+        return 'accepted';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    for (const url of [
+      'mysql://app:s3cret@db/inv',
+      'postgress://app:s3cret@db:5432/inv?sslmode=require',
+      'mysql://app:p@ss:w@rd@db/inv',
+      'mysql:app:s3cret@db',
+    ]) {
+      const message = refused(url);
+      expect(message).toMatch(/^DATABASE_URL .* is not supported/);
+      expect(message).not.toMatch(/s3cret|p@ss|w@rd|\bapp\b/);
+    }
+    expect(refused('mysql://app:s3cret@db/inv')).toMatch(/^DATABASE_URL \(mysql:\/\/db\) is not/);
+    expect(refused('postgress://app:s3cret@db:5432/inv')).toMatch(
+      /^DATABASE_URL \(postgress:\/\/db:5432\) is not/,
+    );
+    expect(refused('mysql:app:s3cret@db')).toMatch(
+      /^DATABASE_URL \(not of the form scheme:\/\/host, so not shown\) is not/,
+    );
+  });
+
   it('names the variable, the value and the default when a number is wrong', () => {
     expect(() => loadConfig({ STOCK_IO_DELAY_MS: 'soon' })).toThrow(
       'STOCK_IO_DELAY_MS="soon" must be an integer >= 0 (default 20).',

@@ -58,9 +58,20 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
   throw new Error(
-    `DATABASE_URL "${url}" is not supported: leave it unset (SQLite under .data/), ` +
-      'or use sqlite:<file> or postgres://user@host:port/db.',
+    `DATABASE_URL (${whereUrlPoints(url)}) is not supported: leave it unset (SQLite under ` +
+      '.data/), or use sqlite:<file> or postgres://user@host:port/db.',
   );
+}
+
+/**
+ * A database URL as messages show it: its scheme and host only. The user, the password and the
+ * query (`?password=`) never reach a log; a value not of the form scheme://host is not shown.
+ */
+function whereUrlPoints(url: string): string {
+  const parts = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)/.exec(url);
+  if (!parts) return 'not of the form scheme://host, so not shown';
+  const [, scheme, authority] = parts;
+  return `${scheme}://${authority.slice(authority.lastIndexOf('@') + 1)}`;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
