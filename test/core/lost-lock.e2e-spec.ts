@@ -6,7 +6,7 @@
  * listener added after the loss is still told, once. (Losses by session: zookeeper-restart,
  * session-pause, one-way-loss.)
  */
-import { LockLostError, ZkLockClient } from '../../lib';
+import { type LockHandle, LockLostError, type SemaphoreLease, ZkLockClient } from '../../lib';
 import { OP } from '../../lib/core/zookeeper/jute';
 import { scaled } from '../support/time-scale';
 import { watchesUnder } from '../support/zookeeper';
@@ -121,12 +121,21 @@ describe('a lock node deleted by another client', () => {
     }
   });
 
-  it("asks again for a watch that went unanswered when a 'lost' listener comes", async ({
-    onTestFinished,
-  }) => {
-    // A client of its own, through a proxy, with no 'lost' listener of the client's.
+  /**
+   * What `hold` holds is told of its node's deletion by a 'lost' listener added after its first
+   * watch went unanswered. A client of its own, through a proxy, with no 'lost' listener of the
+   * client's. The proxy holds the watch, and what follows on the connection, until it timed out
+   * on the client: the connection stays up (pings are held for much less than the session
+   * timeout), so nothing re-arms it on a reconnect.
+   */
+  const toldAfterUnansweredWatch = async (
+    name: string,
+    hold: (locks: ZkLockClient, path: string) => Promise<LockHandle | SemaphoreLease>,
+    nodesUnder: (path: string) => string,
+    onTestFinished: (fn: () => Promise<void>) => void,
+  ): Promise<void> => {
     const proxy = await TcpProxy.start(clientPortOf(zkConnectFromEnv()));
-    onTestFinished(() => proxy.close());
+    onTestFinished(async () => proxy.close());
     const locks = await ZkLockClient.connect({
       connectionString: proxy.connectionString,
       sessions: 1,
@@ -134,23 +143,59 @@ describe('a lock node deleted by another client', () => {
       requestTimeoutMs: scaled(500),
     });
     onTestFinished(() => locks.close());
-    const path = `${zk.root}/unanswered-watch`;
-    const lock = await locks.acquire(path);
-    // watchForLoss() sends the watch; the proxy holds it, and what follows on the connection,
-    // until it timed out on the client: the connection stays up (pings are held for much less
-    // than the session timeout), so nothing re-arms it on a reconnect.
+    const path = `${zk.root}/${name}`;
+    const held = await hold(locks, path);
     const watchHeld = proxy.holdAtRequest(OP.GET_DATA);
-    expect(lock.watchForLoss().aborted).toBe(false);
+    expect(held.watchForLoss().aborted).toBe(false);
     await watchHeld;
     // A request sent after the watch times out after it.
     await expect(locks.inspect(path)).rejects.toThrow(/no answer/);
     proxy.releaseRequests();
     let told: LockLostError | undefined;
-    lock.on('lost', (error) => (told = error));
-    await zk.admin.removeTree(await holderNode(path));
+    held.on('lost', (error: LockLostError) => (told = error));
+    await zk.admin.removeTree(await holderNode(nodesUnder(path)));
     await eventually('the holder is told its node is gone', () => told !== undefined);
     expect(told!.reason).toBe('node-deleted');
-    await lock.release();
+    await held.release();
+  };
+
+  it("asks again for a watch that went unanswered when a 'lost' listener comes", ({
+    onTestFinished,
+  }) =>
+    toldAfterUnansweredWatch(
+      'unanswered-watch',
+      (locks, path) => locks.acquire(path),
+      (path) => path,
+      onTestFinished,
+    ));
+
+  it("a semaphore lease asks again for a watch that went unanswered when a 'lost' listener comes", ({
+    onTestFinished,
+  }) =>
+    toldAfterUnansweredWatch(
+      'unanswered-lease-watch',
+      (locks, path) => locks.semaphore(path, { maxLeases: 1 }).acquire(),
+      (path) => `${path}/leases`,
+      onTestFinished,
+    ));
+
+  it("a watched semaphore lease is still told of its node's deletion after a change of its data", async () => {
+    const path = `${zk.root}/lease-data-changed`;
+    const lease = await zk.locks.semaphore(path, { maxLeases: 1 }).acquire();
+    const before = await watchCount();
+    const signal = lease.watchForLoss();
+    await eventually('the lease node is watched', async () => (await watchCount()) === before + 1);
+    const node = await holderNode(`${path}/leases`);
+    await zk.admin.setData(node, 'changed by an operator');
+    // The change fired the watch; the lease watches its node again.
+    await eventually(
+      'the lease node is watched again',
+      async () => (await watchCount()) === before + 1,
+    );
+    await zk.admin.removeTree(node);
+    await eventually('the holder is told its lease node is gone', () => signal.aborted);
+    expect(signal.reason).toMatchObject({ reason: 'node-deleted' });
+    await lease.release();
   });
 
   it('ends a batch on a deleted node before its next handoff, even if nobody observes the holders', async () => {

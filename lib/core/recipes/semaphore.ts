@@ -27,6 +27,7 @@ import type {
 } from '../types';
 import type { ZkConnection } from '../zookeeper/zk-connection';
 import { ZkCode, codeOf, isInDoubt, isNoNode, isSessionGone } from '../zookeeper/zk-errors';
+import type { Watcher } from '../zookeeper/zk-client';
 import type { ZkSession } from '../zookeeper/zk-session';
 import { inspectSemaphore } from './inspect';
 
@@ -141,7 +142,7 @@ export class SemaphoreRecipe {
   }
 
   onReconnected(session: ZkSession): void {
-    for (const lease of this.leases) if (lease.session === session) lease.resume();
+    for (const lease of this.leases) if (lease.session === session) lease.reconnected();
   }
 
   /** close(): waits end with ClientClosedError, held leases are released. */
@@ -396,6 +397,11 @@ export class SemaphoreRecipe {
  */
 class HeldLease extends HeldResource implements SemaphoreLease {
   private releasing?: Promise<void>;
+  /** Lease nodes whose watch is set or under way; one that went unanswered is asked for again. */
+  private readonly armed = new Set<ProtectedNode>();
+  /** Someone can be told of a loss (watchForLoss): the nodes stay watched from then on. */
+  private wanted = false;
+  private readonly watchers = new Map<ProtectedNode, Watcher>();
 
   constructor(
     path: string,
@@ -405,22 +411,46 @@ class HeldLease extends HeldResource implements SemaphoreLease {
     private readonly connection: ZkConnection,
     private readonly onEnd: (lease: HeldLease) => void,
   ) {
-    let watching = false; // one watch per lease node, asked for once
-    super(path, (lease) => {
-      if (watching) return;
-      watching = true;
-      for (const node of nodes) {
-        const vanished = (): void =>
-          lease.lose('node-deleted', `lease node ${node.path} was deleted by another client`);
-        session
-          .getData(node.path, (event) => {
-            if (event.name === 'NODE_DELETED' && lease.state !== 'released') vanished();
-          })
-          .catch((err) => {
-            if (isNoNode(err)) vanished();
-          });
-      }
-    });
+    super(path, () => this.watchLeaseNodes());
+  }
+
+  /** The same session is back: a watch asked for while it was away may not have been set. */
+  reconnected(): void {
+    this.resume();
+    if (this.wanted && this.active) this.watchLeaseNodes();
+  }
+
+  /** One watch per lease node, as a held lock's own node (Contender.armOwn). */
+  private watchLeaseNodes(): void {
+    this.wanted = true;
+    for (const node of this.nodes) {
+      if (this.armed.has(node)) continue;
+      this.armed.add(node);
+      this.session.getData(node.path, this.watcherOf(node)).catch((err) => {
+        this.armed.delete(node);
+        if (isNoNode(err)) this.vanished(node);
+      });
+    }
+  }
+
+  /** One callback per node, so asking again adds none to the session's watches. */
+  private watcherOf(node: ProtectedNode): Watcher {
+    let watcher = this.watchers.get(node);
+    if (!watcher) {
+      watcher = (event) => {
+        this.armed.delete(node);
+        if (!this.active) return;
+        if (event.name === 'NODE_DELETED') this.vanished(node);
+        else this.watchLeaseNodes(); // a change of its data: watched again
+      };
+      this.watchers.set(node, watcher);
+    }
+    return watcher;
+  }
+
+  private vanished(node: ProtectedNode): void {
+    if (this.state === 'released') return;
+    this.lose('node-deleted', `lease node ${node.path} was deleted by another client`);
   }
 
   get leases(): number {
