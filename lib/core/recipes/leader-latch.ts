@@ -10,7 +10,12 @@ import {
   LockAbortedError,
   LockLostError,
 } from '../errors';
-import { documentedError, checkWaitTimeout, WaiterQueue } from '../engine/waiter-queue';
+import {
+  documentedError,
+  checkWaitTimeout,
+  noSessionError,
+  WaiterQueue,
+} from '../engine/waiter-queue';
 import type { Contender } from '../engine/contender';
 import type { HeldLock } from '../engine/held-lock';
 import { LATCH_DRIVER, sortContenders } from '../engine/lock-drivers';
@@ -181,7 +186,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   async getParticipants(): Promise<Participant[]> {
     if (this.closed) throw this.closedError('read the participants');
     const connection = this.connection;
-    const session = await connection.ready();
+    const session = await connection.ready().catch((err: unknown) => {
+      throw noSessionError(err, this.path);
+    });
     return readParticipants(session, this.lockPath).catch((err: unknown) => {
       throw documentedError(err, this.path, connection);
     });
