@@ -90,16 +90,15 @@ describe('encodePathSegment (properties)', () => {
       fc.property(untrusted, untrusted, (value, other) => {
         const result = outcome(() => encodePathSegment(value), value);
         const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-        expect('error' in result).toBe(lone.test(value));
+        expect('error' in result).toBe(lone.test(value) || value === '');
         if (!('value' in result)) return;
         const segment = result.value;
         expect(segment.includes('/')).toBe(false);
-        expect(segment === '').toBe(value === '');
-        if (value === '') return;
+        expect(segment).not.toBe('');
         expect(zooKeeperAccepts(`/locks/${segment}`)).toBe(true);
         expect(zooKeeperAccepts(`/locks/${segment}/more`)).toBe(true);
         expect(decodeURIComponent(segment)).toBe(value);
-        if (other !== value && !lone.test(other))
+        if (other !== value && other !== '' && !lone.test(other))
           expect(encodePathSegment(other)).not.toBe(segment);
       }),
       { numRuns: 2_000 },
@@ -116,7 +115,7 @@ describe('encodePathSegment (properties)', () => {
         }
       }),
     );
-    expect(() => encodePathSegment(Object.create(null))).toThrow(/cannot be turned into text/);
+    expect(() => encodePathSegment(Object.create(null))).toThrow(/got an object/);
   });
 
   it('turns numbers, booleans and bigints into their text', () => {

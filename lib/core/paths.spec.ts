@@ -80,11 +80,37 @@ describe('encodePathSegment', () => {
     expect(encodePathSegment("!'()*")).toBe('%21%27%28%29%2A');
   });
 
-  it('leaves an empty value empty (the caller treats it as missing)', () => {
-    expect(encodePathSegment('')).toBe('');
-    expect(() => validateLockPath(`/orders/${encodePathSegment('')}`)).toThrow(
-      InvalidLockPathError,
+  it.each([
+    [undefined, 'undefined'],
+    [null, 'null'],
+    ['', 'an empty string'],
+  ])(
+    'refuses a missing value (%p): requests without it must not share one lock',
+    (value, shown) => {
+      expect(() => encodePathSegment(value)).toThrow(InvalidLockPathError);
+      expect(() => encodePathSegment(value)).toThrow(
+        `a lock path value is missing (${shown}); send a non-empty string or a number for it`,
+      );
+    },
+  );
+
+  it.each([
+    [{ id: 7 }, 'an object'],
+    [[7], 'an array'],
+    [() => 7, 'a function'],
+    [Symbol('id'), 'a symbol'],
+    [Object.create(null), 'an object'],
+  ])('refuses a value that is not a scalar (%p)', (value, kind) => {
+    expect(() => encodePathSegment(value)).toThrow(InvalidLockPathError);
+    expect(() => encodePathSegment(value)).toThrow(
+      `a lock path value must be a string or a number (a boolean or a bigint also works), got ${kind}; pass the field that identifies it, such as order.id`,
     );
+  });
+
+  it('turns booleans and bigints into their text, as the template form does', () => {
+    expect(encodePathSegment(false)).toBe('false');
+    expect(encodePathSegment(2n ** 70n)).toBe('1180591620717411303424');
+    expect(encodePathSegment(0)).toBe('0');
   });
 
   it.each(['../../etc', '/', 'a/../b', '\u0000', '\u{1F512}', '\uE000', '\uFFFF', 'x y%z', '日本'])(

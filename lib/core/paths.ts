@@ -80,17 +80,27 @@ let checkedNamespace: string | undefined;
 
 /**
  * Encodes an untrusted value (an order id) so it stays inside ONE path segment: no "/", no "." or
- * ".." segment, no character ZooKeeper forbids; "42" stays "42", "a/b" becomes "a%2Fb". An empty
- * value stays empty (the caller treats it as missing).
+ * ".." segment, no character ZooKeeper forbids; "42" stays "42", "a/b" becomes "a%2Fb". A string,
+ * number, bigint or boolean is its text; a missing value (undefined, null, "") or any other
+ * (an object, a function, a symbol) throws InvalidLockPathError, as a `<name>` of a template
+ * does: as "undefined" or "[object Object]" every request without it would share one lock.
  */
 export function encodePathSegment(value: unknown): string {
-  const text = textOf(value);
-  if (text === undefined) {
+  if (value === undefined || value === null || value === '') {
     throw new InvalidLockPathError(
-      Object.prototype.toString.call(value),
-      'a lock path value cannot be turned into text; pass a string or a number',
+      String(value),
+      `a lock path value is missing (${value === '' ? 'an empty string' : String(value)}); ` +
+        'send a non-empty string or a number for it',
     );
   }
+  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') {
+    throw new InvalidLockPathError(
+      Object.prototype.toString.call(value),
+      'a lock path value must be a string or a number (a boolean or a bigint also works), got ' +
+        `${kindOf(value)}; pass the field that identifies it, such as order.id`,
+    );
+  }
+  const text = String(value);
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
     throw new InvalidLockPathError(
       text,
@@ -104,6 +114,11 @@ export function encodePathSegment(value: unknown): string {
   if (encoded === '.') return '%2E';
   if (encoded === '..') return '%2E%2E';
   return encoded;
+}
+
+function kindOf(value: object | symbol): string {
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** String(value), or undefined for a value String() throws on ({ toString: 0 }, no prototype). */

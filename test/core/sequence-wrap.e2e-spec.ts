@@ -6,7 +6,7 @@
  * goes on, in order, with growing fencing tokens.
  */
 import { rmSync } from 'node:fs';
-import { InvalidLockPathError } from '../../lib';
+import { InvalidLockPathError, lockErrorInfo } from '../../lib';
 import { LOCK_PATH_DATA, SEQUENCE_GUARD } from '../../lib/core/engine/contender';
 import { writeSnapshot } from '../support/zookeeper-snapshot';
 import { useOwnServer } from './support/own-server';
@@ -98,11 +98,20 @@ describe('sequence numbers near 2^31', () => {
     await zk.expectFreeForOthers(drainPath);
   });
 
-  it('fails with InvalidLockPathError on a lock node near the wrap that it did not create', async () => {
+  it("refuses a lock node near the wrap that it did not create as the operator's problem, not the caller's", async () => {
     const locks = await zk.connect();
     const outcome = await locks.acquire(foreignPath, { waitTimeoutMs: 10_000 }).catch((e) => e);
-    expect(outcome).toBeInstanceOf(InvalidLockPathError);
-    expect((outcome as Error).message).toContain(foreignPath);
+    // Not a 400 blaming the caller: a 500 whose answer shows nothing of the path or namespace.
+    expect(outcome).not.toBeInstanceOf(InvalidLockPathError);
+    expect(lockErrorInfo(outcome)).toEqual({
+      code: 'LOCK_ACCESS_DENIED',
+      status: 500,
+      message: 'Internal server error',
+    });
+    // The log says what the operator must do.
+    expect((outcome as Error).message).toContain(`"${foreignPath}"`);
+    expect((outcome as Error).message).toContain('2^31');
+    expect((outcome as Error).message).toContain('deleteall');
     expect(await zk.admin.getData(foreignPath)).toBe('someone else');
   });
 

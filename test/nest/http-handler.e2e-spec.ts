@@ -16,7 +16,7 @@ import {
 import { APP_FILTER } from '@nestjs/core';
 import { map, Observable, throwError, timer } from 'rxjs';
 import request from 'supertest';
-import { DistributedLock, LockService, ZkLockClient } from '../../lib';
+import { DistributedLock, encodePathSegment, LockService, ZkLockClient } from '../../lib';
 import { captureLogs, testNamespace, useLockApp, waitFor, zkConnect } from './support/nest-app';
 import { scaled } from '../support/time-scale';
 
@@ -77,6 +77,15 @@ class OrdersController {
   @Post(':id/missing')
   @DistributedLock('/locks/order:<params.id>/<body.reason>')
   missing() {
+    throw new Error('the handler must not run without its lock value');
+  }
+
+  @Post(':shop/pay')
+  @DistributedLock(
+    (shop: string, body: { orderId?: unknown }) =>
+      `/locks/pay:${encodePathSegment(shop)}:${encodePathSegment(body.orderId)}`,
+  )
+  pay(@Param('shop') _shop: string, @Body() _body: { orderId?: unknown }) {
     throw new Error('the handler must not run without its lock value');
   }
 
@@ -206,6 +215,14 @@ describe('@DistributedLock on a controller handler', () => {
       code: 'INVALID_LOCK_PATH',
       lock: '/locks/order:<params.id>/<body.reason>',
     });
+    expect(acquiredPaths()).toEqual([]);
+  });
+
+  it('answers 400 and locks nothing when a path function encodes a missing or non-scalar value', async () => {
+    for (const body of [{}, { orderId: null }, { orderId: '' }, { orderId: { id: 7 } }]) {
+      const res = await request(server()).post('/orders/9/pay').send(body);
+      expect([body, res.status, res.body.code]).toEqual([body, 400, 'INVALID_LOCK_PATH']);
+    }
     expect(acquiredPaths()).toEqual([]);
   });
 

@@ -77,6 +77,8 @@ describe('a lock lost while the handler runs', () => {
     expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/jobs/7' });
     expect(lost.map((e) => e.path)).toEqual(['/jobs/7']);
     expect(errors.some((m) => m.includes('JobsController.run lost lock "/jobs/7"'))).toBe(true);
+    // Logged as it was lost: not again when answered.
+    expect(errors.filter((m) => m.startsWith('LOCK_LOST'))).toEqual([]);
   });
 });
 
@@ -112,5 +114,52 @@ describe('a lock lost while the handler runs, nobody listening for lost locks', 
     const res = await response;
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/jobs/8' });
+  });
+});
+
+@Controller('manual')
+class ManualController {
+  constructor(private readonly locks: LockService) {}
+
+  /** Checks its lock after releasing it: a LockLostError no 'lost' event told (reason 'released'). */
+  @Post(':id')
+  async afterRelease(@Param('id') id: string): Promise<void> {
+    const handle = await this.locks.acquire(`/manual/${id}`);
+    await handle.release();
+    handle.assertHeld();
+  }
+}
+
+describe('a LockLostError that no lost event told, answered by a handler', () => {
+  const namespace = testNamespace('lost-lock-untold');
+  let app: INestApplication;
+  const lines: { level: string; message: string }[] = [];
+
+  beforeAll(async () => {
+    app = await createLockApp({ controllers: [ManualController] }, { namespace });
+    for (const level of ['error', 'warn'] as const) {
+      vi.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => {
+        lines.push({ level, message: String(message) });
+      });
+    }
+  });
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await app.close();
+  });
+
+  it('answers 503 LOCK_LOST and logs it once, naming the path and what to do', async () => {
+    const res = await request(app.getHttpServer()).post('/manual/1');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ statusCode: 503, code: 'LOCK_LOST', lock: '/manual/1' });
+    const logged = lines.filter((l) => l.message.includes('"/manual/1"'));
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        message: expect.stringContaining('LOCK_LOST (503): Lost lock "/manual/1" (released)'),
+      },
+    ]);
+    expect(logged[0].message).toContain('retry the whole operation');
   });
 });

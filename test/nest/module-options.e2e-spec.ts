@@ -2,15 +2,19 @@
  * Every module option is checked at bootstrap, before connecting, naming the
  * option; the module's waitTimeoutMs is the default of every wait, LockService's included.
  */
+import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   InvalidLockOptionsError,
+  LeaderElection,
+  LeaderElectionService,
   LockService,
   LockTimeoutError,
   ZkLockClient,
   ZkLockModule,
   ZkLockModuleOptions,
 } from '../../lib';
+import { InMemoryZooKeeper } from '../../lib/testing';
 import { useLockApp, testNamespace, zkConnect } from './support/nest-app';
 
 /** Nothing listens there: a bootstrap that tried to connect would fail otherwise, and later. */
@@ -34,6 +38,7 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     ['maxWaitersPerPath', { maxWaitersPerPath: 0 }],
     ['maxWaiters', { maxWaiters: 2.5 }],
     ['onWarning', { onWarning: 'log' }],
+    ['participantId', { participantId: 7 }],
   ])('fails naming %s for %j', async (option, bad) => {
     const started = Date.now();
     const boot = Test.createTestingModule({
@@ -68,6 +73,58 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     });
     await expect(connect).rejects.toBeInstanceOf(InvalidLockOptionsError);
     await expect(connect).rejects.toThrow(/ZkLockClient.connect\(\): sessionTimeoutMs /);
+  });
+});
+
+@Injectable()
+class Elected {
+  @LeaderElection('/elections/report')
+  report(): string {
+    return 'ran';
+  }
+}
+
+describe("the module's participantId is checked before anything connects", () => {
+  let zookeeper: InMemoryZooKeeper;
+
+  beforeAll(async () => {
+    zookeeper = await InMemoryZooKeeper.start();
+  });
+  afterAll(() => zookeeper?.close());
+
+  /** An app with a @LeaderElection method on the in-memory server, initialized. */
+  const boot = async (participantId: string) => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ZkLockModule.forRoot({ connectionString: zookeeper.connectionString, participantId }),
+      ],
+      providers: [Elected],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    return app.init();
+  };
+
+  it('fails bootstrap over 1,024 bytes of UTF-8, naming the option, with no session opened', async () => {
+    // 513 characters, 1,026 bytes: the limit counts bytes.
+    const outcome = await boot('é'.repeat(513)).catch((err: unknown) => err);
+    expect(outcome).toBeInstanceOf(InvalidLockOptionsError);
+    expect((outcome as Error).message).toContain(
+      'ZkLockModule.forRoot(): participantId must be a string of at most 1024 bytes, got 1026 bytes',
+    );
+    expect(zookeeper.sessionIds).toEqual([]);
+  });
+
+  it('takes part with an id of exactly 1,024 bytes', async () => {
+    const id = 'x'.repeat(1024);
+    const app = await boot(id);
+    try {
+      expect(await app.get(LeaderElectionService).getLeader('/elections/report')).toEqual({
+        id,
+        isLeader: true,
+      });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { type HeldLock, LockHandleView, ReadOnlyLockView } from '../engine/held-
 import {
   LockQueues,
   documentedError,
+  noSessionError,
   ParentReaper,
   checkWaitTimeout,
   waitOutcomeOf,
@@ -358,7 +359,10 @@ export class ZkLockClient extends EventEmitter {
   private async look<T>(path: string, read: (session: ZkSession) => Promise<T>): Promise<T> {
     if (this.closed) throw new ClientClosedError(path, 'inspect');
     const connection = this.pool.connectionOf(applyNamespace(this.options.namespace, path));
-    return read(await connection.ready()).catch((err: unknown) => {
+    const session = await connection.ready().catch((err: unknown) => {
+      throw noSessionError(err, path);
+    });
+    return read(session).catch((err: unknown) => {
       throw documentedError(err, path, connection);
     });
   }

@@ -14,7 +14,7 @@ import {
 import { type Listing, type NewNode, ZkSession } from '../zookeeper/zk-session';
 import { sequenceOf, type LockDriver, type Place, sortContenders } from './lock-drivers';
 import { randomUUID } from 'node:crypto';
-import { UnexpectedAclError, InvalidLockPathError, LockAccessDeniedError } from '../errors';
+import { UnexpectedAclError, LockAccessDeniedError } from '../errors';
 import { CONTAINER } from '../zookeeper/jute';
 import type { AclEntry } from '../zookeeper/zk-client';
 import { CreateMode, type Stat } from '../zookeeper/zk-client';
@@ -895,7 +895,7 @@ export function pastSequenceGuard(sequence: number): boolean {
 /**
  * Waits until the lock node has drained and is re-created (by anyone) or gone, so a create starts
  * from counter 0; stops once `wanted()` is false; tells `busy` who is still queued, in lock order.
- * Rejects with the session's error, or InvalidLockPathError if the node is not ours to delete.
+ * Rejects with the session's error, or LockAccessDeniedError if the node is not ours to delete.
  */
 export async function waitForSequenceReset(
   session: ZkSession,
@@ -931,11 +931,15 @@ async function resetStep(
   // one, so an empty node is always deleted, at worst once more than needed.)
   const outcome = await removeIdleLockPath(session, lockPath);
   if (outcome === 'foreign') {
-    throw new InvalidLockPathError(
+    // The server's state, not the caller's path, is at fault: a misconfiguration as a refusing
+    // ACL is (500, and nothing of the path or the namespace in the answer), not a 400.
+    throw new LockAccessDeniedError(
       lockPath,
-      `its sequence counter is near ZooKeeper's limit of 2^31 and this library did not create ` +
-        'it as a lock path, so it will not delete and re-create it; delete it while nobody ' +
-        'uses it, or lock another path',
+      'delete and re-create',
+      `Refusing to delete and re-create lock path "${lockPath}": its sequence counter is near ` +
+        "ZooKeeper's limit of 2^31, and this library did not create it as a lock path (or its " +
+        "ACL refuses this client's identity), so nobody can queue on it. Delete it while nobody " +
+        'uses it (zkCli: deleteall <path>), or lock another path.',
     );
   }
   return outcome === 'gone' ? 'done' : 'again';

@@ -833,6 +833,21 @@ export function acquireError(err: unknown, path: string, connection: ZkConnectio
 }
 
 /**
+ * No session for a request about `path` (ZkConnection.ready() failed): the connection's
+ * ZooKeeperUnavailableError names no lock, so the same one naming `path`, its reason kept (a
+ * refused TLS handshake, a refused connection). Anything else as it is.
+ */
+export function noSessionError(err: unknown, path: string): unknown {
+  if (!(err instanceof ZooKeeperUnavailableError)) return err;
+  return new ZooKeeperUnavailableError(
+    err.connectionString,
+    err.timeoutMs,
+    `a session request for lock "${path}"`,
+    err.failure,
+  );
+}
+
+/**
  * A raw ZooKeeper request error as a documented one: no answer (connection loss, timeout, session
  * gone) is ZooKeeperUnavailableError; any other answer a ZkLockError naming the lock path.
  */

@@ -11,7 +11,12 @@ import {
   LockAbortedError,
   LockLostError,
 } from '../errors';
-import { documentedError, checkWaitTimeout, WaiterQueue } from '../engine/waiter-queue';
+import {
+  documentedError,
+  checkWaitTimeout,
+  noSessionError,
+  WaiterQueue,
+} from '../engine/waiter-queue';
 import type { Contender } from '../engine/contender';
 import type { HeldLock } from '../engine/held-lock';
 import { LATCH_DRIVER, sortContenders } from '../engine/lock-drivers';
@@ -187,7 +192,9 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   async getParticipants(): Promise<Participant[]> {
     if (this.closed) throw this.closedError('read the participants');
     const connection = this.connection;
-    const session = await connection.ready();
+    const session = await connection.ready().catch((err: unknown) => {
+      throw noSessionError(err, this.path);
+    });
     return readParticipants(session, this.lockPath).catch((err: unknown) => {
       throw documentedError(err, this.path, connection);
     });
@@ -365,7 +372,20 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
 }
 
 /** Node data stays far below jute.maxbuffer, and an id is a name, not a payload. */
-const MAX_PARTICIPANT_ID_BYTES = 1024;
+export const MAX_PARTICIPANT_ID_BYTES = 1024;
+
+/**
+ * Throws InvalidLockOptionsError for `subject` (the election's path, or the module whose option
+ * it is, which checks it before anything connects) unless `id` can be a participant id.
+ */
+export function checkParticipantId(subject: string, id: unknown): asserts id is string {
+  if (typeof id === 'string' && Buffer.byteLength(id) <= MAX_PARTICIPANT_ID_BYTES) return;
+  throw new InvalidLockOptionsError(
+    subject,
+    `participantId must be a string of at most ${MAX_PARTICIPANT_ID_BYTES} bytes, got ${describe(id)}`,
+    'Give a short name of this instance, or leave it out for <hostname>:<pid>',
+  );
+}
 
 /**
  * @internal
@@ -386,14 +406,8 @@ export class ElectionRegistry {
 
   /** A new election; throws InvalidLockOptionsError for a participant id that cannot be one. */
   open(path: string, lockPath: string, options: ElectionOptions): LeaderLatch {
-    const id = options?.participantId ?? `${hostname()}:${process.pid}`;
-    if (typeof id !== 'string' || Buffer.byteLength(id) > MAX_PARTICIPANT_ID_BYTES) {
-      throw new InvalidLockOptionsError(
-        path,
-        `participantId must be a string of at most ${MAX_PARTICIPANT_ID_BYTES} bytes, got ${describe(id)}`,
-        'Pass a short name of this instance (the default is <hostname>:<pid>)',
-      );
-    }
+    const id: unknown = options?.participantId ?? `${hostname()}:${process.pid}`;
+    checkParticipantId(path, id);
     return new LeaderLatch(this, this.connectionOf(lockPath), path, lockPath, id);
   }
 

@@ -26,7 +26,9 @@ describe('@DistributedLock when applied', () => {
       return Orders;
     };
     expect(define).toThrow(ZkLockError);
-    expect(define).toThrow('Orders.update: waitTimeoutMs must be a number >= 0 (got -1)');
+    expect(define).toThrow(
+      'Orders.update: waitTimeoutMs must be a number from 0 to 2147483647 (got -1)',
+    );
   });
 
   it('records its spec and adds the interceptor once, even when stacked', () => {

@@ -53,3 +53,30 @@ describe('onBusy and minHoldMs when the class is defined', () => {
     ).not.toThrow();
   });
 });
+
+describe('waitTimeoutMs when the class is defined', () => {
+  it.each([[-1], [Number.NaN], [Infinity], [2 ** 31], ['5000']])(
+    'rejects waitTimeoutMs %p, which every call would fail on',
+    (bad) => {
+      const define = defining(DistributedLock('/jobs/nightly', { waitTimeoutMs: bad as number }));
+      expect(define).toThrow(ZkLockError);
+      expect(define).toThrow(
+        `@DistributedLock on Reports.nightly: waitTimeoutMs must be a number from 0 to 2147483647 (got ${String(bad)})`,
+      );
+    },
+  );
+
+  it('rejects a waitTimeoutMs out of range on a semaphore too', () => {
+    const define = defining(
+      DistributedSemaphore('/sem/render', { maxLeases: 2, waitTimeoutMs: 2 ** 31 }),
+    );
+    expect(define).toThrow(
+      'Reports.nightly: waitTimeoutMs must be a number from 0 to 2147483647 (got 2147483648)',
+    );
+  });
+
+  it("accepts a waitTimeoutMs within a timer's range", () => {
+    expect(defining(DistributedLock('/a', { waitTimeoutMs: 0 }))).not.toThrow();
+    expect(defining(DistributedLock('/a', { waitTimeoutMs: 2 ** 31 - 1 }))).not.toThrow();
+  });
+});

@@ -67,11 +67,12 @@ export function buildLockSpec(
   });
 }
 
+/** A `waitTimeoutMs` every call would be refused with (the core's limit) fails now instead. */
 function checkWait({ waitTimeoutMs: wait }: DistributedLockOptions, where: string): void {
-  if (wait !== undefined && !(Number.isFinite(wait) && wait >= 0)) {
+  if (wait !== undefined && !(Number.isFinite(wait) && wait >= 0 && wait <= MAX_WAIT_MS)) {
     throw new ZkLockError(
-      `@DistributedLock on ${where}: waitTimeoutMs must be a number >= 0 (got ${String(wait)}); ` +
-        'leave it out to wait until the lock is free.',
+      `@DistributedLock on ${where}: waitTimeoutMs must be a number from 0 to ${MAX_WAIT_MS} ` +
+        `(got ${String(wait)}); leave it out to wait until the lock is free.`,
     );
   }
 }

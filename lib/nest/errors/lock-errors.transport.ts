@@ -16,12 +16,24 @@ const MAPPERS: Record<string, ((error: unknown, args: unknown[]) => unknown) | u
 
 const logger = new Logger('ZkLock');
 
+/** Lock errors logged where they happened (a loss), so not by their answer. */
+const logged = new WeakSet<object>();
+
+/**
+ * @internal For who logs a lock error where it happens (the client's 'lost' event, a handler
+ * answering at once that its lock was lost): its answer does not log it again.
+ */
+export function markLogged(error: unknown): void {
+  if (typeof error === 'object' && error !== null) logged.add(error);
+}
+
 /**
  * The answer of the transport of the call `host` stands for to a lock error, the error itself
  * otherwise (a GraphQL answer also needs the call's arguments: the resolver's place in the query).
  * The client gets the short public answer; the developer's message (lock path, limit hit, what
- * to do) is logged here, once, without a stack: these are expected outcomes, not bugs. A lost
- * lock was logged when it was lost (ZkLockEventLogger).
+ * to do) is logged here, once, without a stack: these are expected outcomes, not bugs. A lock
+ * lost while held was logged as it was lost (markLogged); a LockLostError no loss told (a handle
+ * checked after its release, a session silent past the safe window) is logged here.
  */
 export function toTransportError(host: ArgumentsHost, error: unknown): unknown {
   const info = lockErrorInfo(error);
@@ -29,6 +41,6 @@ export function toTransportError(host: ArgumentsHost, error: unknown): unknown {
   if (!info || !map) return error;
   const line = `${info.code} (${info.status}): ${(error as Error).message}`;
   if (info.status < 500) logger.warn(line);
-  else if (info.code !== 'LOCK_LOST') logger.error(line);
+  else if (!logged.has(error as object)) logger.error(line);
   return map(error, host.getArgs());
 }

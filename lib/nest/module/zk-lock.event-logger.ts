@@ -2,6 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { CLIENT_INTERNALS } from '../../core/client/client-internals';
 import { withoutUserInfo } from '../../core/connection-string';
+import { markLogged } from '../errors/lock-errors.transport';
 import type { ZkLockClient } from '../../core/client/lock-client';
 import type { ConnectionState, LockEvents, SessionInfo } from '../../core/types';
 
@@ -46,10 +47,12 @@ export class ZkLockEventLogger {
           : `Gave up waiting for ${what} after ${e.waitTimeoutMs} ms (busy)`,
       );
     },
-    lost: (e) =>
-      e.error.reason === 'client-closed'
-        ? this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`)
-        : this.logger.error(e.error.message),
+    lost: (e) => {
+      if (e.error.reason === 'client-closed') {
+        this.logger.warn(`Gave up "${e.path}" because the client was closed (shutdown)`);
+      } else this.logger.error(e.error.message);
+      markLogged(e.error); // a transport answering with it does not log it again
+    },
     // Only one of these two is listened to (start()): 'state' with one session, else 'session'.
     state: (state) => this.logState(state),
     session: (session) => this.logState(session.state, session),

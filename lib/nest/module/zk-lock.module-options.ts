@@ -1,6 +1,7 @@
 // Owns the check of the module's options at bootstrap, before the client connects.
 import { MAX_WAIT_MS, checkClientOptions, show } from '../../core/client/client-options';
 import { InvalidLockOptionsError } from '../../core/errors';
+import { checkParticipantId } from '../../core/recipes/leader-latch';
 import type { ZkLockClientOptions } from '../../core/types';
 import type { ZkLockModuleOptions } from './zk-lock-module-options.interface';
 import { checkTelemetryOption } from './zk-lock.telemetry-options';
@@ -15,13 +16,9 @@ export function checkModuleOptions(
 ): ZkLockClientOptions {
   const { waitTimeoutMs, handlerWaitTimeoutMs, telemetry, participantId, ...clientOptions } =
     options ?? ({} as ZkLockModuleOptions);
-  if (participantId !== undefined && typeof participantId !== 'string') {
-    throw new InvalidLockOptionsError(
-      subject,
-      `participantId must be a string, got ${show(participantId)}`,
-      'Give a short name of this instance, or leave it out for <hostname>:<pid>',
-    );
-  }
+  // Before connecting: the first election checks it too, but once connected, and its failure
+  // would leave app.init() with a session open.
+  if (participantId !== undefined) checkParticipantId(subject, participantId);
   checkWait(
     subject,
     'waitTimeoutMs',

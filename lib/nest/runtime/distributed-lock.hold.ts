@@ -8,6 +8,7 @@ import type { ZkLockClient } from '../../core/client/lock-client';
 import { ClientClosedError, LockTimeoutError } from '../../core/errors';
 import type { AcquireOptions, ConnectionState, LockState } from '../../core/types';
 import type { DistributedLockSpec } from '../decorators/distributed-lock.options';
+import { markLogged } from '../errors/lock-errors.transport';
 import type { LockService } from './lock.service';
 
 /** One call of a decorated method, its lock path resolved (distributed-lock.wrapper.ts). */
@@ -275,6 +276,7 @@ function untilLost(result: unknown, signal: AbortSignal, call: LockedCall): Prom
         `${call.spec.where} lost lock "${[call.path].flat().join('", "')}" while running; answering 503: ` +
           (reason instanceof Error ? reason.message : String(reason)),
       );
+      markLogged(reason);
       reject(reason as Error);
     };
     if (signal.aborted) return lost();

@@ -117,7 +117,8 @@ export const MAX_EXPANDED_PATHS = 100;
 
 /**
  * Builds the lock path. Each value is encoded into ONE path segment (`../admin` cannot escape).
- * A missing value (undefined, null, '') or a non-scalar one throws InvalidLockPathError.
+ * A missing value (undefined, null, '') or a non-scalar one throws InvalidLockPathError: the
+ * values encodePathSegment refuses, with messages that name the placeholder.
  */
 export function resolveKeyTemplate(
   template: KeyTemplate,

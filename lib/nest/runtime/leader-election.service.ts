@@ -59,12 +59,12 @@ export class LeaderElectionService implements OnModuleDestroy {
   }
 
   /** Who leads `path` (any participant, Java or Node), or null when nobody takes part. */
-  getLeader(path: string): Promise<Participant | null> {
+  async getLeader(path: string): Promise<Participant | null> {
     return this.reader(path).getLeader();
   }
 
   /** The participants of `path` in line order. */
-  getParticipants(path: string): Promise<Participant[]> {
+  async getParticipants(path: string): Promise<Participant[]> {
     return this.reader(path).getParticipants();
   }
 
@@ -131,9 +131,13 @@ export class LeaderElectionService implements OnModuleDestroy {
     return election;
   }
 
-  /** Our election on `path`, or one that only reads (no node) for a path we do not take part in. */
+  /**
+   * An election that only reads `path` (no node), whether we take part or not: ours is closed
+   * from onModuleDestroy on, while requests still come until the HTTP server closes, and reads
+   * through the client work until it closes (then ClientClosedError, 503 as for a lock).
+   */
   private reader(path: string): LeaderLatch {
-    return this.elections.get(path) ?? this.client.election(path);
+    return this.client.election(path);
   }
 
   private refreshLeader(path: string): void {
