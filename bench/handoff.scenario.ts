@@ -15,6 +15,7 @@ import type { FromHandoff, HandoffConfig, ToHandoff } from './handoff.worker';
 import { PERSISTENT, RawZkClient } from './raw-zk.client';
 import { WorkerHandle } from './worker-process.handle';
 import type { Workload } from './workload.runner';
+import { scaled } from '../test/support/time-scale';
 import { mntr } from '../test/support/zookeeper';
 import { serversOf } from './zk-requests.counter';
 import { join } from 'node:path';
@@ -106,11 +107,17 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-/** Polls `condition` until it holds (10 s at most: B never queued otherwise). */
+/**
+ * Polls `condition` until it holds (10 s at most, times TEST_TIME_SCALE: B never queued
+ * otherwise).
+ */
 export async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const timeoutMs = scaled(10_000);
+  const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('handoff: the waiting process set no watch in 10 s');
+    if (Date.now() > deadline) {
+      throw new Error(`handoff: the waiting process set no watch in ${timeoutMs} ms`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }

@@ -124,7 +124,7 @@ describe('a client cut off from ZooKeeper', () => {
     await eventually(
       'the client has a new session',
       () => cut.state !== 'LOST' && cut.sessionId !== oldSession,
-      30_000,
+      scaled(30_000),
     );
     // The handler still runs. A remote process must get the lock without waiting for it.
     let remoteToken: bigint | undefined;

@@ -4,10 +4,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { LockLostError, ZkLockClient } from '../../lib';
+import { OP } from '../../lib/core/zookeeper/jute';
+import { ZkWire } from '../../lib/core/zookeeper/zk-wire';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { snapshotResources } from './support/resources';
-import { testRoot, ZkAdmin } from './support/zk-admin';
+import { eventually, testRoot, ZkAdmin } from './support/zk-admin';
 
 const CYCLES = 10_000;
 const PATHS = 1_000;
@@ -116,18 +118,29 @@ describe('resource hygiene over many lock cycles', () => {
   it('close() while a node is still being created deletes it and still removes the lock path', async () => {
     const locks = await connect();
     const held = await locks.acquire('/creating-at-close');
-    server.members[0].pause(); // requests from now on stay in flight until resume
-    const waiting = locks.acquire('/creating-at-close'); // a second node of ours is created
-    const rejected = waiting.then(
-      () => 'acquired',
-      (err: Error) => err.name,
-    );
-    await new Promise((resolve) => setImmediate(resolve)); // its create is on the wire
-    const closing = locks.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    server.members[0].resume();
-    await closing;
-    expect(await rejected).toBe('ClientClosedError');
+    // How many creates of lock nodes under the path this client sends from now on.
+    let creates = 0;
+    const request = ZkWire.prototype.request;
+    ZkWire.prototype.request = function (this: ZkWire, type, frame, answer) {
+      if (type === OP.CREATE && frame.includes('/creating-at-close/')) creates++;
+      return request.call(this, type, frame, answer);
+    };
+    try {
+      server.members[0].pause(); // requests from now on stay in flight until resume
+      const waiting = locks.acquire('/creating-at-close'); // a second node of ours is created
+      const rejected = waiting.then(
+        () => 'acquired',
+        (err: Error) => err.name,
+      );
+      await eventually('its create is on the wire', () => creates === 1);
+      const closing = locks.close();
+      // close() gives the caller up at once; its create is still unanswered (the server is paused).
+      expect(await rejected).toBe('ClientClosedError');
+      server.members[0].resume();
+      await closing;
+    } finally {
+      ZkWire.prototype.request = request;
+    }
     expect(held.state).toBe('released');
     expect(await admin.children(root)).toEqual([]);
   });

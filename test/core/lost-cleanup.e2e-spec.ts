@@ -98,7 +98,7 @@ describe.concurrent('a lock lost during an outage', () => {
       await eventually(
         'the outage outlasts the lost session',
         () => Date.now() - lostAt > 14_000,
-        30_000,
+        scaled(30_000),
       );
       server.members[0].start();
       await server.members[0].waitServing();

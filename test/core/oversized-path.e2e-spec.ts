@@ -85,8 +85,11 @@ describe('a lock path the server refuses to read', () => {
 
   it('close() returns within its bound while a wait on such a path is under way', async () => {
     const locks = await connect();
+    const changes = stateChanges(locks);
     const waiting = locks.acquire(tooLong).catch((err: Error) => err);
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the storm is under way
+    // The storm is under way: the server dropped the connection on the path's request.
+    await eventually('the connection dropped on the long path', () => changes.count > 0);
+    changes.stop();
     const startedAt = Date.now();
     await locks.close();
     const closedInMs = Date.now() - startedAt;

@@ -11,6 +11,7 @@ import { ConnectionState, ZkLockError, ZooKeeperUnavailableError } from '../../l
 import { ZkSession } from '../../lib/core/zookeeper/zk-session';
 import { useOwnServer } from './support/own-server';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 import { vi } from 'vitest';
 
 const SESSION_MS = 9_000; // the clock notices a frozen server after 6 s: the freeze is shorter
@@ -101,7 +102,7 @@ describe('requests in doubt', () => {
     await eventually(
       'the lost session is expired and its nodes removed',
       async () => (await zk.admin.children(path)).length === 0,
-      4 * SESSION_MS,
+      scaled(4 * SESSION_MS),
     );
     await zk.expectFreeForOthers(path);
   });

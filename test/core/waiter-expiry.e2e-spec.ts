@@ -8,6 +8,7 @@ import type { AgentReply } from './fixtures/lock-agent';
 import { LockAgent, tokenOf } from './support/agents';
 import { useCoreFixture } from './support/core-fixture';
 import { eventually } from './support/zk-admin';
+import { scaled } from '../support/time-scale';
 
 const WAITER_SESSION_MS = 1_500;
 
@@ -43,7 +44,7 @@ describe('a waiter whose session expires', () => {
           (node) => node.data.pid === waiter.pid && node.sessionId !== waiter.sessionId,
         );
       },
-      20_000,
+      scaled(20_000),
     );
 
     await holder.release();

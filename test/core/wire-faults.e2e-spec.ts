@@ -22,6 +22,14 @@ const SEED = Number(process.env.WIRE_FAULT_SEED ?? Date.now() % 1_000_000);
 const SCHEDULES = Number(process.env.WIRE_FAULT_SCHEDULES ?? 200);
 const SESSION_MS = 600;
 const REQUEST_MS = 300;
+/**
+ * What a holder being told and `close()` may take beyond their documented bound
+ * (`sessionTimeoutMs + requestTimeoutMs`, docs/guarantees.md): 400 closes over a run, 8 clients at
+ * a time sharing one event loop with the in-memory ZooKeeper and the proxies, so on a slow,
+ * loaded machine the slowest of them waits on the loop for seconds: the margin scales with the
+ * machine, the bound stays a bound (a close or a holder left waiting forever still fails).
+ */
+const BOUND_MS = SESSION_MS + REQUEST_MS + scaled(5_000);
 /** Schedules at once: each has its own proxy, clients and lock path on the one server. */
 const CONCURRENT = 4;
 
@@ -121,7 +129,7 @@ async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedul
       if (lock) {
         // Its node is gone on the server: within its bound the holder is told (lost), unless
         // its own release came first (it no longer holds, so there is nothing to tell).
-        const deadline = Date.now() + scaled(SESSION_MS + REQUEST_MS + 1_000);
+        const deadline = Date.now() + BOUND_MS;
         while (lock.state !== 'lost' && lock.state !== 'released' && Date.now() < deadline) {
           await sleep(10);
         }
@@ -136,12 +144,11 @@ async function runSchedule(zk: InMemoryZooKeeper, seed: number): Promise<Schedul
   running = false;
   await Promise.all(loops);
 
-  const bound = scaled(SESSION_MS + REQUEST_MS + 1_000);
   for (const client of clients) {
     const started = Date.now();
     await client.close();
-    if (Date.now() - started > bound) {
-      schedule.problems.push(`close() took ${Date.now() - started} ms (bound ${bound} ms)`);
+    if (Date.now() - started > BOUND_MS) {
+      schedule.problems.push(`close() took ${Date.now() - started} ms (bound ${BOUND_MS} ms)`);
     }
   }
   await eventually('the proxy has no connection left', () => proxy.connections === 0);

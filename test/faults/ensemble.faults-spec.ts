@@ -357,7 +357,9 @@ describe('a 3-node ensemble under faults, 4 contender processes', () => {
     } as FaultReport;
     expectSafe(report);
     // A wait that fails says so with a documented error, within its wait: a request already
-    // sent may take up to the request timeout (the session timeout) to be given up.
+    // sent may take up to the request timeout (the session timeout) to be given up. Some do
+    // fail: the holder lingers on every path longer than a wait, and quorum is lost meanwhile.
+    expect(waits.length).toBeGreaterThan(0);
     for (const op of waits) {
       expect(DOCUMENTED_WAIT_OUTCOMES).toContain(op.result);
       expect(op.waitedMs).toBeLessThanOrEqual(waitMs + sessionMs + scaled(2_000));

@@ -87,17 +87,23 @@ describe('a create whose reply is lost on a paused ensemble member', () => {
       proxy.afterRequest = (op) => {
         if (op !== CREATE || paused) return;
         paused = true;
+        const applied = async (): Promise<boolean> =>
+          (await admin.children(path).catch(() => [])).length > 0;
         if (replyFirst) {
           // The create reaches the leader and is applied; its reply never reaches the client.
+          // The member is paused once the ensemble shows the node, not after a set time: a slow
+          // create would make this run the one where the member paused as it got the create.
           proxy.muteReplies();
-          setTimeout(() => follower.pause(), 300);
+          committed = eventually('the create to be applied', applied).then(() => {
+            follower.pause();
+            return true;
+          });
+          void committed.catch(() => undefined); // awaited below; a failure is reported there
         } else {
           follower.pause(); // it has the create; its answer, if any, never leaves
+          // For the record: did the create reach the leader before the pause? (Either may happen.)
+          committed = new Promise((r) => setTimeout(r, 250)).then(applied);
         }
-        // For the record: did the create reach the leader before the pause?
-        committed = new Promise((r) => setTimeout(r, 250)).then(
-          async () => (await admin.children(path).catch(() => [])).length > 0,
-        );
       };
       let lock: LockHandle;
       try {
@@ -106,6 +112,7 @@ describe('a create whose reply is lost on a paused ensemble member', () => {
         proxy.afterRequest = undefined;
       }
       expect(paused).toBe(true);
+      if (replyFirst) expect(await committed).toBe(true);
       // ZooKeeper reads are served by the member the admin is on, which may not have applied
       // the create yet (seen on a loaded machine: an empty listing): wait until it shows a node.
       // A lagging member shows a prefix of history, so more than one node would be real.

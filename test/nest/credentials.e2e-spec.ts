@@ -163,7 +163,7 @@ describe('credentials in a running NestJS application', () => {
         const back = logger.lines.map((l) => /Session (\d+) .*reconnected to ZooKeeper/.exec(l));
         return new Set(back.flatMap((m) => (m ? [m[1]] : []))).size === 4;
       },
-      30_000,
+      scaled(30_000),
     );
     const inspection = await locks.inspect('/busy');
     expect(errors.length).toBeGreaterThanOrEqual(2);

@@ -40,7 +40,6 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
     ['onWarning', { onWarning: 'log' }],
     ['participantId', { participantId: 7 }],
   ])('fails naming %s for %j', async (option, bad) => {
-    const started = Date.now();
     const boot = Test.createTestingModule({
       imports: [
         ZkLockModule.forRoot({
@@ -49,10 +48,10 @@ describe('ZkLockModule options are checked at bootstrap, before connecting', () 
         } as ZkLockModuleOptions),
       ],
     }).compile();
+    // Before connecting: a bootstrap that connected first would fail with the connect's
+    // ZooKeeperUnavailableError (nothing listens at NOWHERE), not with the module's own check.
     await expect(boot).rejects.toBeInstanceOf(InvalidLockOptionsError);
     await expect(boot).rejects.toThrow(new RegExp(`ZkLockModule.forRoot\\(\\): ${option} `));
-    // Before connecting: no connect timeout was waited for.
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('checks forRootAsync options the same way, once the factory has given them', async () => {

@@ -85,8 +85,13 @@ describe('controller -> service locking', () => {
     const second = request(server())
       .post('/orders/3/gated/b')
       .then((res) => res.status);
-    // Give request b every chance to (wrongly) enter while a still holds the lock.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Request b queues behind a's node (or, wrongly re-entering, enters while a holds the lock:
+    // the log below tells).
+    await waitFor(
+      async () =>
+        log.includes('enter b') || (await lockApp.locks.inspect('/orders/3')).queue.length === 1,
+      'request b to queue behind a',
+    );
     gates.get('a')!.open();
     expect(await Promise.all([first, second])).toEqual([201, 201]);
     expect(log).toEqual(['enter a', 'exit a', 'enter b', 'exit b']);

@@ -184,6 +184,14 @@ export class ZkAdmin {
     return this.request('remove', path, (cb) => this.client.remove(path, -1, cb));
   }
 
+  /**
+   * The session that owns the ephemeral node `path`, in hex as ZooKeeper's log writes it
+   * (`0x` + this); '0' for a persistent node.
+   */
+  async ephemeralOwner(path: string): Promise<string> {
+    return (await this.stat(path)).ephemeralOwner.readBigUInt64BE(0).toString(16);
+  }
+
   /** The zxid that created `path`. */
   async czxid(path: string): Promise<bigint> {
     return (await this.stat(path)).czxid.readBigUInt64BE(0);

@@ -1,12 +1,23 @@
 import { scaled } from '../../support/time-scale';
 import { LeaderCluster } from './leader-cluster';
 
+/** The jobs fire every second. */
+const PERIOD_MS = 1_000;
+
+const median = (values: number[]): number =>
+  Math.round(values.sort((x, y) => x - y)[values.length >> 1]);
+
+/** How far `ms` (a time by some clock) is from that clock's nearest whole second. */
+const fromWholeSecond = (ms: number): number => Math.abs(ms - Math.round(ms / 1000) * 1000);
+
 /**
  * The @Cron checks: per tenure (participant + token), the firings' seconds by the leader's
  * clock go up by one (none run twice, none skipped); every firing the leader's undecorated twin
  * job saw while leading ran (except at the tenure's two edges, where leadership may change
  * between the two jobs' timers); between two tenures, no longer without a run than the time
- * without a leader plus one period and a generous jitter.
+ * without a leader plus two periods (the last run of one up to a period before its tenure ends,
+ * the next one's first up to a period after its tenure starts: their clocks' seconds do not line
+ * up) and a jitter for a loaded machine that scales with it.
  * A firing is one tick of the leader's own schedule: the instances' clocks disagree, so at a
  * hand-over the seconds by the wall clock jump (or go back) by the two clocks' difference while
  * in real time the job runs on, once a period. Only one instance runs at a time, whatever the
@@ -55,7 +66,7 @@ export function cronReport(c: LeaderCluster) {
     const gapMs = firstOfB.sentAt - lastOfA.sentAt;
     const leaderlessMs = Math.max(0, b.from - (a.to ?? b.from));
     gaps.push({ gapMs: Math.round(gapMs), leaderlessMs: Math.round(leaderlessMs) });
-    if (gapMs > leaderlessMs + 1_000 + scaled(500)) {
+    if (gapMs > leaderlessMs + 2 * PERIOD_MS + scaled(1_000)) {
       handOverGapsBeyondWindow.push(
         `${a.participant} -> ${b.participant}: ${Math.round(gapMs)} ms`,
       );
@@ -65,16 +76,13 @@ export function cronReport(c: LeaderCluster) {
     ...new Set(c.reports.filter((r) => r.type === 'tick').map((r) => r.participant)),
   ].map((participant) => {
     const ticks = c.reportsOf('tick', participant);
-    const offsets = ticks
-      .map((t) => (t.shiftedMs as number) - (t.realMs as number))
-      .sort((x, y) => x - y);
-    const phases = ticks
-      .map((t) => Math.abs((t.shiftedMs as number) - (t.label as number) * 1000))
-      .sort((x, y) => x - y);
     return {
       participant,
-      offsetMs: Math.round(offsets[offsets.length >> 1]),
-      medianPhaseMs: Math.round(phases[phases.length >> 1]),
+      offsetMs: median(ticks.map((t) => (t.shiftedMs as number) - (t.realMs as number))),
+      /** By the instance's own (offset) clock. */
+      medianPhaseMs: median(ticks.map((t) => fromWholeSecond(t.shiftedMs as number))),
+      /** By the real clock: as near as by its own only when the offset is whole seconds. */
+      medianRealPhaseMs: median(ticks.map((t) => fromWholeSecond(t.realMs as number))),
     };
   });
   return {
