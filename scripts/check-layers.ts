@@ -3,7 +3,7 @@
  * included), and no two files import each other, even through others. Layers, lowest first
  * (docs/design.md "The architecture, folder by folder"):
  *
- *   core (errors, types, paths)  <-  core/zookeeper  <-  core/engine  <-  core/recipes  <-  core/client
+ *   core (errors, types, paths, events)  <-  core/zookeeper  <-  core/engine  <-  core/recipes  <-  core/client
  *   core/telemetry and core/testing sit beside them; core/index.ts, lib/index.ts and the NestJS
  *   layer (lib/nest, lib/testing) on top. The NestJS layer reaches the core through the client's
  *   public API: never the engine, the wire or a recipe's internals.
