@@ -1,3 +1,4 @@
+import { errorMonitor } from 'node:events';
 import { vi } from 'vitest';
 import { SafeEmitter } from './events';
 
@@ -57,6 +58,18 @@ describe('SafeEmitter', () => {
     } finally {
       nextTick.mockRestore();
     }
+  });
+
+  it("tells errorMonitor listeners of an 'error' first, as an EventEmitter does", () => {
+    const emitter = new SafeEmitter();
+    const seen: string[] = [];
+    emitter.on(errorMonitor, () => seen.push('monitor'));
+    emitter.on('error', () => seen.push('error'));
+    emitter.on('x', () => {
+      throw new Error('listener bug');
+    });
+    emitter.emit('x');
+    expect(seen).toEqual(['monitor', 'error']);
   });
 
   it("throws an 'error' emitted with no listener, as an EventEmitter does", () => {

@@ -1,5 +1,5 @@
 /** Owns how the library calls its users' listeners: none of them can disturb a lock. */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, errorMonitor } from 'node:events';
 
 /**
  * Emits `event` to `emitter`'s listeners so that none can disturb the library: a listener that
@@ -14,7 +14,10 @@ export function emitSafely(
   args: unknown[],
 ): boolean {
   const listeners = emitter.rawListeners(event);
-  if (event === 'error' && listeners.length === 0) throw args[0];
+  if (event === 'error') {
+    for (const monitor of emitter.rawListeners(errorMonitor)) Reflect.apply(monitor, emitter, args);
+    if (listeners.length === 0) throw args[0];
+  }
   for (const listener of listeners) {
     try {
       Reflect.apply(listener, emitter, args);

@@ -103,8 +103,19 @@ describe('encodePathSegment', () => {
   ])('refuses a value that is not a scalar (%p)', (value, kind) => {
     expect(() => encodePathSegment(value)).toThrow(InvalidLockPathError);
     expect(() => encodePathSegment(value)).toThrow(
-      `a lock path value must be a string or a number (a boolean or a bigint also works), got ${kind}; pass the field that identifies it, such as order.id`,
+      `a lock path value must be a string or a number (a boolean, a bigint or an object with a text of its own, such as an ObjectId, also works), got ${kind}; pass the field that identifies it, such as order.id`,
     );
+  });
+
+  it('turns an object with a text of its own (an ObjectId, a Date, a URL) into that text', () => {
+    const objectId = { toString: () => '507f1f77bcf86cd799439011' };
+    expect(encodePathSegment(objectId)).toBe('507f1f77bcf86cd799439011');
+    expect(encodePathSegment(new URL('https://shop.example/a b'))).toBe(
+      'https%3A%2F%2Fshop.example%2Fa%2520b',
+    );
+    expect(encodePathSegment(new Date(0))).toBe(encodePathSegment(String(new Date(0))));
+    // Its text is encoded like any other: it cannot leave its segment.
+    expect(encodePathSegment({ toString: () => '../admin' })).toBe('..%2Fadmin');
   });
 
   it('turns booleans and bigints into their text, as the template form does', () => {

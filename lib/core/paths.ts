@@ -81,9 +81,10 @@ let checkedNamespace: string | undefined;
 /**
  * Encodes an untrusted value (an order id) so it stays inside ONE path segment: no "/", no "." or
  * ".." segment, no character ZooKeeper forbids; "42" stays "42", "a/b" becomes "a%2Fb". A string,
- * number, bigint or boolean is its text; a missing value (undefined, null, "") or any other
- * (an object, a function, a symbol) throws InvalidLockPathError, as a `<name>` of a template
- * does: as "undefined" or "[object Object]" every request without it would share one lock.
+ * number, bigint or boolean is its text, and so is an object with a text of its own (a MongoDB
+ * ObjectId, a Date, a URL). A missing value (undefined, null, "") or any other (a plain object,
+ * an array, a function, a symbol) throws InvalidLockPathError: as "undefined" or
+ * "[object Object]" every request without the value would share one lock.
  */
 export function encodePathSegment(value: unknown): string {
   if (value === undefined || value === null || value === '') {
@@ -93,14 +94,15 @@ export function encodePathSegment(value: unknown): string {
         'send a non-empty string or a number for it',
     );
   }
-  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') {
+  const text = ownText(value);
+  if (text === undefined) {
     throw new InvalidLockPathError(
       Object.prototype.toString.call(value),
-      'a lock path value must be a string or a number (a boolean or a bigint also works), got ' +
-        `${kindOf(value)}; pass the field that identifies it, such as order.id`,
+      'a lock path value must be a string or a number (a boolean, a bigint or an object with a ' +
+        `text of its own, such as an ObjectId, also works), got ${kindOf(value as object)}; pass ` +
+        'the field that identifies it, such as order.id',
     );
   }
-  const text = String(value);
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
     throw new InvalidLockPathError(
       text,
@@ -114,6 +116,16 @@ export function encodePathSegment(value: unknown): string {
   if (encoded === '.') return '%2E';
   if (encoded === '..') return '%2E%2E';
   return encoded;
+}
+
+/** A value's text for a path segment; undefined for what has none (see encodePathSegment). */
+function ownText(value: unknown): string | undefined {
+  if (typeof value === 'function' || typeof value === 'symbol' || Array.isArray(value)) {
+    return undefined;
+  }
+  if (typeof value !== 'object') return String(value);
+  const text = textOf(value);
+  return text === undefined || text === '' || /^\[object [^\]]*\]$/.test(text) ? undefined : text;
 }
 
 function kindOf(value: object | symbol): string {

@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { LockLostError, ZkLockClient } from '../../lib';
 import { OP } from '../../lib/core/zookeeper/jute';
 import { ZkWire } from '../../lib/core/zookeeper/zk-wire';
+import { scaled } from '../support/time-scale';
 import { mntr, ZooKeeperServer } from '../support/zookeeper';
 import { printServerLogOnFailure } from '../support/server-log-on-failure';
 import { snapshotResources } from './support/resources';
@@ -47,9 +48,10 @@ describe('resource hygiene over many lock cycles', () => {
   const port = (): number => server.members[0].clientPort;
   const watchCount = async (): Promise<number> => (await mntr(port())).zk_watch_count;
 
-  /** Polls until `done()` or 15 s, then returns; the caller asserts the final values. */
+  /** Polls until `done()` or 15 s (scaled), then returns; the caller asserts the final values. */
   const settle = async (done: () => Promise<boolean>): Promise<void> => {
-    for (let i = 0; i < 300 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
+    const until = Date.now() + scaled(15_000);
+    while (Date.now() < until && !(await done())) await new Promise((r) => setTimeout(r, 50));
   };
 
   it('10,000 cycles over 1,000 paths leave no znodes, watches, timers or listeners', async () => {

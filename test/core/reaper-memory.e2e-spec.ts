@@ -5,7 +5,7 @@
  * cleanup must not remember it (it kept ~130 bytes per path in its set of created
  * directories, forever).
  */
-import { ZkLockClient } from '../../lib';
+import { LockAbortedError, ZkLockClient } from '../../lib';
 import { useTestRoot } from './support/core-fixture';
 import { eventually, zkConnectFromEnv } from './support/zk-admin';
 
@@ -83,10 +83,12 @@ describe('memory per contended path', () => {
     const locks = await connect();
     const aborted = AbortSignal.abort();
     for (let i = 0; i < 10; i++) {
-      await expect(locks.acquire(`/refused-${i}`, { signal: aborted })).rejects.toThrow();
+      await expect(locks.acquire(`/refused-${i}`, { signal: aborted })).rejects.toThrow(
+        LockAbortedError,
+      );
       await expect(
         locks.readLock(`/refused-read-${i}`).acquire({ signal: aborted }),
-      ).rejects.toThrow();
+      ).rejects.toThrow(LockAbortedError);
     }
     expect(queuedPaths(locks)).toEqual([]);
     expect(remembered(locks)).toBe(0); // nothing was made, so nothing is due for cleanup

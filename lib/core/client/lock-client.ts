@@ -1,8 +1,8 @@
 // ZkLockClient: the framework-free entry point, its owner scopes, its wiring to the sessions and
 // its shutdown.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { LockModeError, type LockLostError, ClientClosedError } from '../errors';
 import { EventEmitter } from 'node:events';
+import { LockModeError, type LockLostError, ClientClosedError } from '../errors';
 import { emitSafely } from '../events';
 import { applyNamespace } from '../paths';
 import type { LockKind } from '../engine/lock-drivers';

@@ -53,8 +53,8 @@ export class LockQueues {
 
   /**
    * Hands one acquire (or a `'try'`) of `kind` on `lockPath` to its queue, created on first use;
-   * once the queue takes the caller, the path is no longer due for cleanup. Throws LockModeError on mixing, LockQueueFullError for
-   * a caller that would wait beyond the caps, before any of that.
+   * once the queue takes the caller, the path is no longer due for cleanup. Throws LockModeError
+   * on mixing, LockQueueFullError for a caller that would wait beyond the caps, before any of that.
    */
   acquire(
     lockPath: string,

@@ -99,7 +99,7 @@ export class LeaderLatch extends EventEmitter<ElectionEvents> {
   }
 
   /** A listener that throws disturbs no election: its error goes to 'error' (emitSafely). */
-  override emit(event: any, ...args: any[]): boolean {
+  override emit<K extends keyof ElectionEvents>(event: K, ...args: ElectionEvents[K]): boolean {
     return emitSafely(this, event, args);
   }
 

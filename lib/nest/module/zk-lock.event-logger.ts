@@ -14,8 +14,9 @@ const SEMAPHORE_MUTEX = '/locks';
 
 /**
  * Logs the client's events through Nest's Logger: lock lines at verbose (an app's `logger`
- * levels without it leave them out), connection trouble at warn, a loss at error. A semaphore's lines name it, not
- * its inner mutex; with several sessions (option `sessions`), a line names its session.
+ * levels without it leave them out), connection trouble at warn, a loss at error. A semaphore's
+ * lines name it, not its inner mutex; with several sessions (option `sessions`), a line names
+ * its session.
  */
 export class ZkLockEventLogger {
   private readonly logger = new Logger('ZkLock');
