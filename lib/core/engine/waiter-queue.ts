@@ -814,11 +814,7 @@ export class ParentReaper {
 /** A failed queueing as a documented error (errors.ts) naming the lock path, never a raw one. */
 export function acquireError(err: unknown, path: string, connection: ZkConnection): ZkLockError {
   if (err instanceof ZooKeeperUnavailableError) {
-    return new ZooKeeperUnavailableError(
-      err.connectionString,
-      err.timeoutMs,
-      `for lock "${path}" (no session to queue in)`,
-    );
+    return unavailableFor(err, `for lock "${path}" (no session to queue in)`);
   }
   if (err instanceof ZkLockError) return err;
   const code = codeOf(err);
@@ -839,12 +835,12 @@ export function acquireError(err: unknown, path: string, connection: ZkConnectio
  */
 export function noSessionError(err: unknown, path: string): unknown {
   if (!(err instanceof ZooKeeperUnavailableError)) return err;
-  return new ZooKeeperUnavailableError(
-    err.connectionString,
-    err.timeoutMs,
-    `a session request for lock "${path}"`,
-    err.failure,
-  );
+  return unavailableFor(err, `a session request for lock "${path}"`);
+}
+
+/** The connection's ZooKeeperUnavailableError (no session) as one about `what`, its reason kept. */
+function unavailableFor(err: ZooKeeperUnavailableError, what: string): ZooKeeperUnavailableError {
+  return new ZooKeeperUnavailableError(err.connectionString, err.timeoutMs, what, err.failure);
 }
 
 /**

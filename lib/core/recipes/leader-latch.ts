@@ -1,8 +1,8 @@
 // Leader election: LeaderLatch, one participant, laid out like Curator's LeaderLatch, and the
 // client's registry of its elections.
 import { EventEmitter } from 'node:events';
-import { emitSafely } from '../events';
 import { hostname } from 'node:os';
+import { emitSafely } from '../events';
 import {
   ClientClosedError,
   ElectionClosedError,
